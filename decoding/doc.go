@@ -1,0 +1,45 @@
+// Package decoding removes HTTP content-codings (gzip, deflate, br, zstd)
+// from a body while charging it against a [limits.Budget].
+//
+// The limit sits inside the decoder: each decoder is asked for at most the
+// bytes that remain in the budget plus one, so a bomb is detected one byte
+// past the limit and no buffer larger than the limit is allocated. Bytes read
+// from a [Reader] are tentative until it returns [io.EOF], which it does only
+// after every coding ended cleanly: end-of-stream marker seen, checksums
+// verified, no trailing bytes, no extra gzip member or zstd frame. [ReadAll]
+// returns the whole verified body or an error, never a prefix.
+//
+// # Codings
+//
+//   - gzip (and x-gzip): RFC 1952 members. One member by default; see
+//     [WithMaxMembers].
+//   - deflate: the zlib format (RFC 1950) that RFC 9110 section 8.4.1.2
+//     requires. Raw DEFLATE without the zlib wrapper is rejected with
+//     [limits.StageIntegrity]: it carries no checksum, so a corrupt body
+//     could not be told from a good one, and accepting it would make the
+//     verdict depend on a guess.
+//   - br: brotli (RFC 7932). Standard windows (up to 16 MiB) are always
+//     accepted; large-window streams (RFC 9841) only when their window fits
+//     [limits.Budget.MaxWindowBytes]. Decoder memory per body: a ring buffer
+//     that grows with the output up to the declared window (at most 16 MiB
+//     for standard streams), a 32 KiB input buffer and the Huffman tables
+//     (tens of KiB).
+//   - zstd: RFC 8878 frames. The frame headers are checked as the bytes pass,
+//     before the decoder sees them: a window above MaxWindowBytes is a
+//     [limits.StageWindow] rejection, declared content sizes whose sum exceeds
+//     MaxDecodedBytes a [limits.StageDecoded] one, both before any history is
+//     allocated. One frame by default; see [WithMaxMembers]. Checksums are
+//     verified when present.
+//   - identity, and an empty Content-Encoding: bytes pass unchanged, charged
+//     to both the wire and the decoded limit.
+//
+// A body of zero wire bytes is an empty body under any coding, as Go's own
+// transport treats it.
+//
+// # Layers
+//
+// A list such as "gzip, br" is removed last-applied-first (br, then gzip).
+// Every layer's output is held to MaxDecodedBytes, intermediate layers
+// included, so no stage can expand without bound; the output of the last
+// layer is what is reported and charged as decoded bytes.
+package decoding

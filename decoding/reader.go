@@ -1,0 +1,284 @@
+package decoding
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// ErrClosed is returned by [Reader.Read] after [Reader.Close].
+var ErrClosed = errors.New("decoding: read after Close")
+
+// A Reader is the decoded body of one HTTP message, charged against a
+// [limits.Budget]. It reads at most MaxWireBytes+1 bytes from its source and
+// returns at most MaxDecodedBytes bytes in total.
+//
+// A breach of the budget is returned as a [*limits.Error] and is sticky:
+// every later Read returns the same error. Bytes returned before io.EOF are
+// tentative; io.EOF is returned only after every coding ended cleanly.
+//
+// A Reader is not safe for concurrent use.
+type Reader struct {
+	b      limits.Budget // defaults applied
+	cfg    config
+	src    io.Reader
+	wire   wireReader
+	layers []layer // layers[0] reads the wire; the last one is the output
+	top    *layer
+
+	start   time.Time
+	fault   *limits.Error // first budget breach, shared by all layers
+	srcErr  error         // a read error of the source that is not ours
+	err     error         // sticky result of Read
+	closed  bool
+	release bool // whether the decoders were returned to their pools
+}
+
+// NewReader returns a Reader of the body r, encoded with the codings of the
+// Content-Encoding value contentEncoding, charged against b.
+//
+// It fails without reading r when b or an option is invalid, when the list
+// has more than b.MaxLayers codings ([limits.StageLayers]) or when a coding
+// is not supported ([limits.StageEncoding]).
+func NewReader(r io.Reader, contentEncoding string, b limits.Budget, opts ...Option) (*Reader, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	b = b.WithDefaults()
+	codings := ParseContentEncoding(contentEncoding)
+	if len(codings) > b.MaxLayers {
+		return nil, &limits.Error{Stage: limits.StageLayers, Limit: int64(b.MaxLayers),
+			Observed: int64(len(codings)), Declared: true, Encoding: contentEncoding}
+	}
+	for _, c := range codings {
+		if !IsSupported(c) {
+			return nil, &limits.Error{Stage: limits.StageEncoding, Encoding: c}
+		}
+	}
+	d := &Reader{b: b, cfg: cfg, src: r}
+	d.wire = wireReader{d: d, src: r, max: b.MaxWireBytes}
+	if len(codings) == 0 {
+		codings = []string{"identity"}
+	}
+	d.layers = make([]layer, len(codings))
+	var in io.Reader = &d.wire
+	for i := range codings {
+		// The last-applied coding is removed first.
+		name := codings[len(codings)-1-i]
+		l := &d.layers[i]
+		l.d, l.name, l.max, l.src = d, name, b.MaxDecodedBytes, in
+		if i == 0 {
+			l.inCount = &d.wire.n
+		} else {
+			l.inCount = &d.layers[i-1].out
+		}
+		in = l
+	}
+	d.top = &d.layers[len(d.layers)-1]
+	return d, nil
+}
+
+// Read reads decoded bytes into p. See [Reader] for the guarantees.
+func (d *Reader) Read(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	if d.closed {
+		return 0, ErrClosed
+	}
+	if d.b.Timeout > 0 {
+		if d.start.IsZero() {
+			d.start = time.Now()
+		} else if el := time.Since(d.start); el > d.b.Timeout {
+			d.err = d.timeoutError(el)
+			return 0, d.err
+		}
+	}
+	n, err := d.top.Read(p)
+	if d.b.MaxRatio > 0 && d.top.out > limits.RatioGrace && err == nil {
+		if float64(d.top.out) > d.b.MaxRatio*float64(d.wire.n) {
+			d.fail(&limits.Error{Stage: limits.StageRatio, Limit: int64(d.b.MaxRatio),
+				Observed: d.top.out / max(d.wire.n, 1), Encoding: d.top.name})
+			err = d.fault
+			n = 0
+		}
+	}
+	if err != nil {
+		if err != io.EOF && d.fault != nil {
+			err = d.fault
+		}
+		d.err = err
+	}
+	return n, err
+}
+
+func (d *Reader) timeoutError(el time.Duration) *limits.Error {
+	return &limits.Error{Stage: limits.StageTimeout, Limit: d.b.Timeout.Milliseconds(),
+		Observed: el.Milliseconds()}
+}
+
+// Usage reports the wire bytes read from the source and the decoded bytes
+// returned so far. WireBytes may exceed what the body needed by the one byte
+// read to detect a breach.
+func (d *Reader) Usage() limits.Usage {
+	return limits.Usage{WireBytes: d.wire.n, DecodedBytes: d.top.out}
+}
+
+// Budget returns the budget the Reader enforces, with defaults applied.
+func (d *Reader) Budget() limits.Budget { return d.b }
+
+// Close returns the decoders to their pools and closes the source if it is
+// an [io.Closer]. Read after Close returns [ErrClosed] (or the error that
+// ended the body earlier). Close is idempotent; only the first call closes the
+// source.
+func (d *Reader) Close() error {
+	if d.closed {
+		return nil
+	}
+	d.releaseDecoders()
+	d.closed = true
+	if c, ok := d.src.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+func (d *Reader) releaseDecoders() {
+	if d.release {
+		return
+	}
+	d.release = true
+	for i := range d.layers {
+		if c := d.layers[i].dec; c != nil {
+			c.release()
+			d.layers[i].dec = nil
+		}
+	}
+	if d.err == nil {
+		d.err = ErrClosed
+	}
+}
+
+// fail records the first breach; later ones are ignored.
+func (d *Reader) fail(e *limits.Error) {
+	if d.fault == nil {
+		d.fault = e
+	}
+}
+
+// wireReader counts the bytes read from the source and stops at
+// max+1.
+type wireReader struct {
+	d   *Reader
+	src io.Reader
+	n   int64
+	max int64
+}
+
+func (w *wireReader) Read(p []byte) (int, error) {
+	if w.d.fault != nil {
+		return 0, w.d.fault
+	}
+	if left := w.max - w.n + 1; int64(len(p)) > left {
+		p = p[:left]
+	}
+	n, err := w.src.Read(p)
+	w.n += int64(n)
+	if w.n > w.max {
+		w.d.fail(&limits.Error{Stage: limits.StageWire, Limit: w.max, Observed: w.n})
+		return 0, w.d.fault
+	}
+	switch {
+	case err == nil, err == io.EOF:
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// The connection ended before its declared length.
+		w.d.fail(&limits.Error{Stage: limits.StageIntegrity, Observed: w.n, Err: io.ErrUnexpectedEOF})
+		err = w.d.fault
+	default:
+		if w.d.srcErr == nil {
+			w.d.srcErr = err
+		}
+	}
+	return n, err
+}
+
+// A layer removes one coding and holds its output to max bytes.
+type layer struct {
+	d       *Reader
+	name    string
+	src     io.Reader
+	inCount *int64 // bytes the source has produced
+	dec     codec
+	out     int64
+	max     int64
+}
+
+// A codec decodes one coding. Its Read returns io.EOF only after the stream
+// verified complete, trailing bytes included.
+type codec interface {
+	io.Reader
+	// release returns the codec to its pool; the codec is not used again.
+	release()
+}
+
+func (l *layer) Read(p []byte) (int, error) {
+	d := l.d
+	if d.fault != nil {
+		return 0, d.fault
+	}
+	if l.dec == nil {
+		if d.release {
+			return 0, ErrClosed
+		}
+		dec, err := newCodec(l.name, l.src, d)
+		if err != nil {
+			return 0, l.fail(err)
+		}
+		l.dec = dec
+	}
+	// Ask for at most one byte past the limit.
+	if left := l.max - l.out + 1; int64(len(p)) > left {
+		p = p[:left]
+	}
+	n, err := l.dec.Read(p)
+	l.out += int64(n)
+	if l.out > l.max {
+		d.fail(&limits.Error{Stage: limits.StageDecoded, Limit: l.max, Observed: l.out, Encoding: l.name})
+		return 0, d.fault
+	}
+	if err != nil && err != io.EOF {
+		if *l.inCount == 0 && l.out == 0 && d.fault == nil && d.srcErr == nil &&
+			(err == io.ErrUnexpectedEOF || errors.Is(err, io.ErrUnexpectedEOF)) {
+			// Zero bytes in: an empty body under any coding.
+			return 0, io.EOF
+		}
+		return n, l.fail(err)
+	}
+	return n, err
+}
+
+// fail maps a decoder error to the error the Reader reports: a recorded
+// breach first, then a source error, then an integrity failure of this
+// layer.
+func (l *layer) fail(err error) error {
+	d := l.d
+	if d.fault != nil {
+		return d.fault
+	}
+	if d.srcErr != nil {
+		return d.srcErr
+	}
+	var le *limits.Error
+	if errors.As(err, &le) {
+		d.fail(le)
+		return d.fault
+	}
+	d.fail(&limits.Error{Stage: limits.StageIntegrity, Encoding: l.name, Observed: *l.inCount, Err: err})
+	return d.fault
+}

@@ -1,0 +1,132 @@
+package limits
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Defaults applied to zero fields of a [Budget].
+const (
+	// DefaultMaxWireBytes is the default of [Budget.MaxWireBytes]: 4 MiB,
+	// the request cap the MCP SDKs converged on.
+	DefaultMaxWireBytes int64 = 4 << 20
+	// DefaultMaxDecodedBytes is the default of [Budget.MaxDecodedBytes]:
+	// 4 MiB, so that nobody gets more room by arriving compressed.
+	DefaultMaxDecodedBytes int64 = 4 << 20
+	// DefaultMaxLayers is the default of [Budget.MaxLayers]: real servers
+	// send one coding; two leaves room for "gzip, br" style proxies.
+	DefaultMaxLayers = 2
+	// DefaultMaxWindowBytes is the default of [Budget.MaxWindowBytes]: 8 MiB,
+	// the zstd window cap RFC 9659 sets for HTTP content-coding.
+	DefaultMaxWindowBytes int64 = 8 << 20
+)
+
+// A Budget is the set of hard limits one HTTP body is charged against, on
+// the client ([boundhttp.Transport]) and on the server
+// ([boundhttp.Middleware]) alike.
+//
+// The zero value is the default budget. A zero field takes its documented
+// default; a negative field is invalid and makes [Budget.Validate] fail.
+// Nothing is unlimited. A Budget is a plain value, safe to copy and to share
+// between goroutines.
+type Budget struct {
+	// MaxWireBytes caps the body bytes read off the connection, after
+	// transfer framing (chunked, HTTP/2 DATA) is removed and before any
+	// content-coding is removed. A declared Content-Length above it is
+	// rejected before the first body byte is read; a body that is longer than
+	// declared, or has no declared length, fails when byte MaxWireBytes+1
+	// arrives. It does not count headers, trailers or framing overhead.
+	// Unit: bytes. Zero means [DefaultMaxWireBytes].
+	MaxWireBytes int64
+
+	// MaxDecodedBytes caps the bytes handed to the caller after the last
+	// content-coding is removed, summed over every gzip member, zstd frame
+	// and read of the body. Each intermediate layer of a multi-coded body
+	// ("gzip, br") is held to the same number, so no layer can expand
+	// without bound. For an identity body it counts the same bytes as
+	// MaxWireBytes. It does not cover decoder working memory (see
+	// MaxWindowBytes). Unit: bytes. Zero means [DefaultMaxDecodedBytes].
+	MaxDecodedBytes int64
+
+	// MaxLayers caps the number of content-codings in the Content-Encoding
+	// list ("identity" entries do not count). It is checked before any byte
+	// is decoded. Unit: codings. Zero means [DefaultMaxLayers].
+	MaxLayers int
+
+	// MaxWindowBytes caps the decoder history a stream declares: the zstd
+	// frame window, and the window of large-window brotli (RFC 9841).
+	// Standard brotli windows are at most 16 MiB and are always allowed. A
+	// larger declaration is rejected before the window is allocated. It
+	// bounds decoder memory, not output. Unit: bytes. Zero means
+	// [DefaultMaxWindowBytes].
+	MaxWindowBytes int64
+
+	// MaxRatio caps decoded bytes divided by wire bytes. It is checked once
+	// [RatioGrace] decoded bytes exist, as an early warning against bombs; it
+	// is never the only guard (MaxDecodedBytes always applies). Unit: a
+	// dimensionless factor. Zero means off; a negative value, NaN or
+	// infinity is invalid, as is a positive value below 1.
+	MaxRatio float64
+
+	// Timeout caps the time from the first body byte asked for to the
+	// verified end of the body. It does not cover connecting, sending the
+	// request or waiting for response headers. Zero means none.
+	Timeout time.Duration
+}
+
+// RatioGrace is the number of decoded bytes a body may produce before
+// [Budget.MaxRatio] is checked, so that small, highly compressible bodies
+// (a short run of spaces, an empty JSON array) are not rejected.
+const RatioGrace = 16 << 10
+
+// Validate reports the first invalid field of b, or nil. The error names the
+// field and its value.
+func (b Budget) Validate() error {
+	switch {
+	case b.MaxWireBytes < 0:
+		return fmt.Errorf("limits: Budget.MaxWireBytes is negative (%d)", b.MaxWireBytes)
+	case b.MaxDecodedBytes < 0:
+		return fmt.Errorf("limits: Budget.MaxDecodedBytes is negative (%d)", b.MaxDecodedBytes)
+	case b.MaxLayers < 0:
+		return fmt.Errorf("limits: Budget.MaxLayers is negative (%d)", b.MaxLayers)
+	case b.MaxWindowBytes < 0:
+		return fmt.Errorf("limits: Budget.MaxWindowBytes is negative (%d)", b.MaxWindowBytes)
+	case math.IsNaN(b.MaxRatio) || math.IsInf(b.MaxRatio, 0) || b.MaxRatio < 0:
+		return fmt.Errorf("limits: Budget.MaxRatio is invalid (%v)", b.MaxRatio)
+	case b.MaxRatio > 0 && b.MaxRatio < 1:
+		return fmt.Errorf("limits: Budget.MaxRatio is below 1 (%v)", b.MaxRatio)
+	case b.Timeout < 0:
+		return fmt.Errorf("limits: Budget.Timeout is negative (%v)", b.Timeout)
+	}
+	return nil
+}
+
+// WithDefaults returns b with every zero field replaced by its default.
+// It does not validate b.
+func (b Budget) WithDefaults() Budget {
+	if b.MaxWireBytes == 0 {
+		b.MaxWireBytes = DefaultMaxWireBytes
+	}
+	if b.MaxDecodedBytes == 0 {
+		b.MaxDecodedBytes = DefaultMaxDecodedBytes
+	}
+	if b.MaxLayers == 0 {
+		b.MaxLayers = DefaultMaxLayers
+	}
+	if b.MaxWindowBytes == 0 {
+		b.MaxWindowBytes = DefaultMaxWindowBytes
+	}
+	return b
+}
+
+// CheckContentLength reports a [StageWire] error if a declared body length n
+// exceeds the wire limit of b (after defaults). A negative n means unknown
+// and passes: the limit is then enforced while reading.
+func (b Budget) CheckContentLength(n int64) error {
+	max := b.WithDefaults().MaxWireBytes
+	if n > max {
+		return &Error{Stage: StageWire, Limit: max, Observed: n, Declared: true}
+	}
+	return nil
+}

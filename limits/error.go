@@ -1,0 +1,156 @@
+package limits
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// A Stage names the point of a body's path at which it was charged.
+type Stage string
+
+// The stages, in the order a body meets them.
+const (
+	StageWire      Stage = "wire"      // body bytes read off the connection
+	StageLayers    Stage = "layers"    // number of content-codings
+	StageEncoding  Stage = "encoding"  // a content-coding that cannot be decoded
+	StageWindow    Stage = "window"    // decoder history a stream declares
+	StageDecoded   Stage = "decoded"   // bytes after content decoding
+	StageRatio     Stage = "ratio"     // decoded / wire
+	StageIntegrity Stage = "integrity" // truncation, bad checksum, trailing bytes
+	StageTimeout   Stage = "timeout"   // time to the verified end of the body
+)
+
+// Sentinels that classify an [*Error] for [errors.Is].
+var (
+	// ErrTooLarge matches breaches of StageWire, StageDecoded, StageLayers,
+	// StageWindow and StageRatio.
+	ErrTooLarge = errors.New("limits: body too large")
+	// ErrMalformed matches StageIntegrity: the body is truncated, corrupt,
+	// fails a checksum or carries bytes after its end.
+	ErrMalformed = errors.New("limits: body malformed")
+	// ErrUnsupported matches StageEncoding: a content-coding that cannot be
+	// decoded, so the body is refused rather than passed on still encoded.
+	ErrUnsupported = errors.New("limits: content-coding unsupported")
+	// ErrTimeout matches StageTimeout.
+	ErrTimeout = errors.New("limits: body timeout")
+)
+
+// An Error is a rejected body. It carries numbers, never body content.
+//
+// Use [errors.As] to get at the fields and [errors.Is] with the sentinels
+// ([ErrTooLarge], [ErrMalformed], [ErrUnsupported], [ErrTimeout]) to
+// classify it.
+type Error struct {
+	// Stage is where the body was rejected.
+	Stage Stage
+	// Limit is the configured limit that tripped, in the unit of the stage:
+	// bytes for wire, decoded and window; codings for layers; the ratio
+	// rounded down for ratio; milliseconds for timeout. Zero for stages
+	// without a numeric limit (encoding, integrity).
+	Limit int64
+	// Observed is what was seen when the limit tripped, in the same unit:
+	// bytes read so far (at most Limit+1), a declared Content-Length or
+	// window, the number of codings, the ratio rounded down, the elapsed
+	// milliseconds.
+	Observed int64
+	// Declared reports whether Observed is a declared value (Content-Length,
+	// zstd frame content size or window) rather than bytes actually read.
+	Declared bool
+	// Encoding is the content-coding involved, if any ("gzip", "br", ...).
+	Encoding string
+	// Err is the underlying cause (a decoder's error), or nil.
+	Err error
+}
+
+// Error returns a one-line description without any body content.
+func (e *Error) Error() string {
+	var b []byte
+	b = append(b, "limits: "...)
+	b = append(b, e.Stage...)
+	switch e.Stage {
+	case StageEncoding:
+		b = append(b, ": unsupported content-coding"...)
+		if e.Encoding != "" {
+			b = append(b, ' ')
+			b = strconv.AppendQuote(b, e.Encoding)
+		}
+	case StageIntegrity:
+		b = append(b, ": malformed body"...)
+		if e.Encoding != "" {
+			b = append(b, " ("...)
+			b = append(b, e.Encoding...)
+			b = append(b, ')')
+		}
+	default:
+		b = append(b, " limit exceeded: "...)
+		if e.Declared {
+			b = append(b, "declared "...)
+		} else {
+			b = append(b, "observed "...)
+		}
+		b = strconv.AppendInt(b, e.Observed, 10)
+		b = append(b, " > limit "...)
+		b = strconv.AppendInt(b, e.Limit, 10)
+		b = append(b, unit(e.Stage)...)
+		if e.Encoding != "" {
+			b = append(b, " ("...)
+			b = append(b, e.Encoding...)
+			b = append(b, ')')
+		}
+	}
+	if e.Err != nil {
+		b = append(b, ": "...)
+		b = append(b, e.Err.Error()...)
+	}
+	return string(b)
+}
+
+func unit(s Stage) string {
+	switch s {
+	case StageLayers:
+		return " codings"
+	case StageRatio:
+		return " (decoded/wire)"
+	case StageTimeout:
+		return " ms"
+	}
+	return " bytes"
+}
+
+// Unwrap returns the cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is the sentinel of e's stage.
+func (e *Error) Is(target error) bool {
+	return target != nil && target == e.Stage.Sentinel()
+}
+
+// Sentinel returns the sentinel error that classifies s, or nil for an
+// unknown stage.
+func (s Stage) Sentinel() error {
+	switch s {
+	case StageWire, StageDecoded, StageLayers, StageWindow, StageRatio:
+		return ErrTooLarge
+	case StageIntegrity:
+		return ErrMalformed
+	case StageEncoding:
+		return ErrUnsupported
+	case StageTimeout:
+		return ErrTimeout
+	}
+	return nil
+}
+
+// Usage is what one body actually cost.
+type Usage struct {
+	// WireBytes is the number of body bytes read off the connection.
+	WireBytes int64
+	// DecodedBytes is the number of bytes handed on after decoding.
+	DecodedBytes int64
+}
+
+// String formats u for logs.
+func (u Usage) String() string {
+	return fmt.Sprintf("wire=%d decoded=%d", u.WireBytes, u.DecodedBytes)
+}
