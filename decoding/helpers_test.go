@@ -1,7 +1,10 @@
 package decoding
 
 import (
+	"errors"
+
 	"bytes"
+	"github.com/boundhttp/boundhttp/limits"
 	"testing"
 
 	"github.com/andybalholm/brotli"
@@ -79,4 +82,27 @@ func itoa(i int) string {
 		i /= 10
 	}
 	return string(b[p:])
+}
+
+// stageOf returns the stage of a *limits.Error, "" for nil and "other:..."
+// for any other error.
+func stageOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *limits.Error
+	if errors.As(err, &e) {
+		return string(e.Stage)
+	}
+	return "other: " + err.Error()
+}
+
+// decodeAll runs ReadAll and checks the whole-or-nothing rule.
+func decodeAll(t testing.TB, body []byte, ce string, b limits.Budget, opts ...Option) ([]byte, error) {
+	t.Helper()
+	got, err := ReadAll(bytes.NewReader(body), ce, b, opts...)
+	if err != nil && got != nil {
+		t.Fatalf("ReadAll(%s) returned %d bytes with error %v, want none", ce, len(got), err)
+	}
+	return got, err
 }
