@@ -25,7 +25,7 @@ func TestPoolNoStateLeak(t *testing.T) {
 		valid = append(valid, body{c, d, encode(t, c, d)})
 		good := encode(t, c, text(150000))
 		hostile = append(hostile,
-			body{c, nil, encode(t, c, bytes.Repeat([]byte("h"), 1<<20))}, // bomb
+			body{c, nil, encode(t, c, bytes.Repeat([]byte("h"), 1<<20))},  // bomb
 			body{c, nil, good[:len(good)/2]},                              // truncated
 			body{c, nil, append(append([]byte(nil), good...), "junk"...)}, // trailing
 		)
