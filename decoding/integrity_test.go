@@ -2,6 +2,7 @@ package decoding
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"testing"
 
@@ -109,8 +110,12 @@ func TestTrailingGarbage(t *testing.T) {
 	for _, c := range compressed {
 		for _, junk := range []string{"\x00", "x", "garbage after the end", "\n"} {
 			body := append(encode(t, c, data), junk...)
-			if _, err := decodeAll(t, body, c, limits.Budget{}); stageOf(err) != "integrity" {
+			_, err := decodeAll(t, body, c, limits.Budget{})
+			if stageOf(err) != "integrity" {
 				t.Errorf("ReadAll(%s + %q) = %v, want stage integrity", c, junk, err)
+			}
+			if (c == "gzip" || c == "deflate") && !errors.Is(err, errTrailingBytes) {
+				t.Errorf("ReadAll(%s + %q) = %v, want %v", c, junk, err, errTrailingBytes)
 			}
 		}
 	}
@@ -124,8 +129,15 @@ func TestConcatenatedMembers(t *testing.T) {
 	for _, c := range compressed {
 		one := encode(t, c, part)
 		two := append(append([]byte(nil), one...), one...)
-		if _, err := decodeAll(t, two, c, limits.Budget{}); stageOf(err) != "integrity" {
+		_, err := decodeAll(t, two, c, limits.Budget{})
+		if stageOf(err) != "integrity" {
 			t.Errorf("ReadAll(two %s members, default) = %v, want stage integrity", c, err)
+		}
+		if c == "gzip" && !errors.Is(err, errExtraMember) {
+			t.Errorf("ReadAll(two gzip members, default) = %v, want %v", err, errExtraMember)
+		}
+		if c == "zstd" && !errors.Is(err, errExtraFrame) {
+			t.Errorf("ReadAll(two zstd frames, default) = %v, want %v", err, errExtraFrame)
 		}
 		if c == "deflate" || c == "br" {
 			continue // formats without members

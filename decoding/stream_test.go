@@ -146,6 +146,28 @@ func TestRatio(t *testing.T) {
 	}
 }
 
+// TestRatioBoundary measures a body's final ratio R and checks that a
+// limit a little above R passes and one well below it fails.
+func TestRatioBoundary(t *testing.T) {
+	t.Parallel()
+	body := encode(t, "gzip", text(1<<20))
+	d, _ := NewReader(bytes.NewReader(body), "gzip", limits.Budget{})
+	if _, err := readAllChunks(d, 4096); err != io.EOF {
+		t.Fatal(err)
+	}
+	u := d.Usage()
+	r := float64(u.DecodedBytes) / float64(u.WireBytes)
+	for _, tt := range []struct {
+		limit float64
+		stage string
+	}{{r * 1.05, ""}, {r / 1.5, "ratio"}} {
+		_, err := decodeAll(t, body, "gzip", limits.Budget{MaxRatio: tt.limit})
+		if stageOf(err) != tt.stage {
+			t.Errorf("ReadAll(body of ratio %.2f, MaxRatio %.2f) = %v, want stage %q", r, tt.limit, err, tt.stage)
+		}
+	}
+}
+
 // slowReader returns one byte per call, sleeping between calls.
 type slowReader struct {
 	data  []byte
