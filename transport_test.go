@@ -1,0 +1,621 @@
+package boundhttp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// get fetches url through a client using tr, and returns the whole body.
+func get(t *testing.T, tr http.RoundTripper, url string) (*http.Response, []byte, error) {
+	t.Helper()
+	c := &http.Client{Transport: tr}
+	resp, err := c.Get(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp, data, err
+}
+
+func TestTransportDecodedBoundary(t *testing.T) {
+	t.Parallel()
+	const limit = 30000
+	for _, c := range codings {
+		for _, chunked := range []bool{false, true} {
+			for _, tt := range []struct {
+				size  int
+				stage string
+			}{{0, ""}, {limit - 1, ""}, {limit, ""}, {limit + 1, "decoded"}, {20 * limit, "decoded"}} {
+				data := text(tt.size)
+				s := server(t, body{coding: c, data: encode(c, data), chunked: chunked})
+				tr := &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: limit, MaxWireBytes: 1 << 20}}
+				resp, got, err := get(t, tr, s.URL)
+				if stageOf(err) != tt.stage {
+					t.Errorf("GET %s body of %d (chunked %v), limit %d: %v, want stage %q", c, tt.size, chunked, limit, err, tt.stage)
+					continue
+				}
+				if err != nil {
+					var ue *url.Error
+					if !errors.As(err, &ue) || resp != nil {
+						t.Errorf("GET %s: error %T with response %v, want a *url.Error and no response", c, err, resp)
+					}
+					continue
+				}
+				if !bytes.Equal(got, data) {
+					t.Errorf("GET %s body of %d: got %d different bytes", c, tt.size, len(got))
+				}
+				if resp.ContentLength != int64(len(data)) || resp.Header.Get("Content-Encoding") != "" {
+					t.Errorf("GET %s: ContentLength %d, Content-Encoding %q; want %d and none", c, resp.ContentLength, resp.Header.Get("Content-Encoding"), len(data))
+				}
+				if want := c != "identity"; resp.Uncompressed != want {
+					t.Errorf("GET %s: Uncompressed = %v, want %v", c, resp.Uncompressed, want)
+				}
+			}
+		}
+	}
+}
+
+func TestTransportWireBoundary(t *testing.T) {
+	t.Parallel()
+	for _, c := range codings {
+		for _, chunked := range []bool{false, true} {
+			wire := encode(c, text(20000))
+			n := int64(len(wire))
+			s := server(t, body{coding: c, data: wire, chunked: chunked})
+			for _, tt := range []struct {
+				limit int64
+				stage string
+			}{{n - 1, "wire"}, {n, ""}, {n + 1, ""}} {
+				tr := &boundhttp.Transport{Budget: limits.Budget{MaxWireBytes: tt.limit}}
+				_, _, err := get(t, tr, s.URL)
+				if stageOf(err) != tt.stage {
+					t.Errorf("GET %s of %d wire bytes (chunked %v), wire limit %d: %v, want stage %q", c, n, chunked, tt.limit, err, tt.stage)
+				}
+				var e *limits.Error
+				if errors.As(err, &e) && e.Declared == chunked {
+					t.Errorf("GET %s (chunked %v): Declared = %v; a Content-Length is rejected as declared, a chunked body as read", c, chunked, e.Declared)
+				}
+			}
+		}
+	}
+}
+
+// rawServer answers each connection by writing resp verbatim, then holding
+// the connection open until the test ends.
+func rawServer(t *testing.T, resp string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				http.ReadRequest(bufio.NewReader(conn))
+				io.WriteString(conn, resp)
+				select {
+				case <-done:
+				case <-time.After(10 * time.Second):
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// TestTransportDeclaredLengthRejectedBeforeBody: a Content-Length above the
+// wire limit fails at once, although no body byte ever arrives.
+func TestTransportDeclaredLengthRejectedBeforeBody(t *testing.T) {
+	t.Parallel()
+	u := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 5000001\r\n\r\n")
+	start := time.Now()
+	_, _, err := get(t, &boundhttp.Transport{Budget: limits.Budget{MaxWireBytes: 5000000}}, u)
+	var e *limits.Error
+	if !errors.As(err, &e) || e.Stage != limits.StageWire || e.Observed != 5000001 || !e.Declared {
+		t.Fatalf("GET with Content-Length 5000001, limit 5000000: %v, want declared wire rejection", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("rejection took %v, want it before the body is read", el)
+	}
+}
+
+func TestTransportLyingContentLength(t *testing.T) {
+	t.Parallel()
+	gz := encode("gzip", text(5000))
+	// Overstated: the server closes after fewer bytes than declared.
+	over := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(gz)+100, gz)
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			http.ReadRequest(bufio.NewReader(conn))
+			io.WriteString(conn, over)
+			conn.Close()
+		}
+	}()
+	_, _, err := get(t, &boundhttp.Transport{}, "http://"+ln.Addr().String())
+	if stageOf(err) != "integrity" {
+		t.Errorf("GET with overstated Content-Length: %v, want stage integrity", err)
+	}
+	// Understated: the body is cut at the declared length.
+	under := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s", len(gz)-10, gz)
+	_, _, err = get(t, &boundhttp.Transport{}, rawServer(t, under))
+	if stageOf(err) != "integrity" {
+		t.Errorf("GET with understated Content-Length: %v, want stage integrity", err)
+	}
+}
+
+// TestTransportTimeout: a server that drips bytes slowly trips
+// Budget.Timeout, and the connection is closed.
+func TestTransportTimeout(t *testing.T) {
+	t.Parallel()
+	var closed atomic.Bool
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		for range 1000 {
+			if _, err := w.Write([]byte("x")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}))
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateClosed {
+			closed.Store(true)
+		}
+	}
+	s.Start()
+	defer s.Close()
+	for _, streaming := range []bool{false, true} {
+		closed.Store(false)
+		tr := &boundhttp.Transport{Budget: limits.Budget{Timeout: 200 * time.Millisecond}, Streaming: streaming}
+		start := time.Now()
+		_, _, err := get(t, tr, s.URL)
+		var e *limits.Error
+		if !errors.As(err, &e) || e.Stage != limits.StageTimeout || e.Limit != 200 || !errors.Is(err, limits.ErrTimeout) {
+			t.Errorf("slow body (streaming %v), timeout 200 ms: %v, want stage timeout", streaming, err)
+		}
+		if el := time.Since(start); el > 3*time.Second {
+			t.Errorf("slow body (streaming %v): took %v to time out", streaming, el)
+		}
+		for i := 0; i < 100 && !closed.Load(); i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !closed.Load() {
+			t.Errorf("slow body (streaming %v): the connection was not closed after the timeout", streaming)
+		}
+	}
+}
+
+func TestTransportErrorStatusCharged(t *testing.T) {
+	t.Parallel()
+	bomb := encode("gzip", bytes.Repeat([]byte("e"), 4<<20))
+	for _, status := range []int{400, 404, 500, 503} {
+		s := server(t, body{coding: "gzip", data: bomb, status: status})
+		_, _, err := get(t, &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: 1 << 20}}, s.URL)
+		if stageOf(err) != "decoded" {
+			t.Errorf("GET %d with a bomb body: %v, want stage decoded", status, err)
+		}
+	}
+}
+
+// countingTransport counts the body bytes read through it per path.
+type countingTransport struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	read map[string]int64
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.base.RoundTrip(r)
+	if err == nil {
+		resp.Body = &countingBody{ReadCloser: resp.Body, c: c, path: r.URL.Path}
+	}
+	return resp, err
+}
+
+type countingBody struct {
+	io.ReadCloser
+	c    *countingTransport
+	path string
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.c.mu.Lock()
+	b.c.read[b.path] += int64(n)
+	b.c.mu.Unlock()
+	return n, err
+}
+
+// TestTransportRedirectBodyBounded: http.Client reads at most 2 KiB of a
+// redirect's body before following it; a bomb in that body costs a small
+// bounded read, not a decode to the limit.
+func TestTransportRedirectBodyBounded(t *testing.T) {
+	t.Parallel()
+	bomb := encode("gzip", text(8<<20)) // 8 MiB decoded, several hundred KiB on the wire
+	mux := http.NewServeMux()
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "/final")
+		serve(w, body{coding: "gzip", data: bomb, status: http.StatusFound})
+	})
+	mux.HandleFunc("/final", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "final") })
+	s := httptest.NewServer(mux)
+	defer s.Close()
+	ct := &countingTransport{base: http.DefaultTransport.(*http.Transport).Clone(), read: map[string]int64{}}
+	ct.base.(*http.Transport).DisableCompression = true
+	tr := &boundhttp.Transport{Base: ct, Budget: limits.Budget{MaxDecodedBytes: 1 << 20}}
+	_, got, err := get(t, tr, s.URL+"/redirect")
+	if err != nil || string(got) != "final" {
+		t.Fatalf("GET /redirect = %q, %v; want the final body", got, err)
+	}
+	if n := ct.read["/redirect"]; n > 32<<10 {
+		t.Errorf("redirect body: %d wire bytes read, want a small bounded read (< 32 KiB of %d)", n, len(bomb))
+	}
+	// A caller who stops at the redirect reads its body under the budget.
+	c := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(s.URL + "/redirect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if stageOf(err) != "decoded" || len(data) > 1<<20 {
+		t.Errorf("reading the redirect's bomb body: %d bytes, %v; want stage decoded within 1 MiB", len(data), err)
+	}
+}
+
+// TestTransportConnectionReuse: a clean body returns its connection to the
+// pool; a rejected one does not.
+func TestTransportConnectionReuse(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
+		serve(w, body{coding: "gzip", data: encode("gzip", text(10000))})
+	})
+	mux.HandleFunc("/bomb", func(w http.ResponseWriter, r *http.Request) {
+		serve(w, body{coding: "gzip", data: encode("gzip", text(4<<20))})
+	})
+	s := httptest.NewServer(mux)
+	defer s.Close()
+	tr := &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: 1 << 20}}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	reused := func(path string) (bool, error) {
+		var r bool
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			GotConn: func(i httptrace.GotConnInfo) { r = i.Reused },
+		})
+		req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+path, nil)
+		resp, err := c.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		return r, err
+	}
+	steps := []struct {
+		path   string
+		reused bool
+		fail   bool
+	}{
+		{"/ok", false, false}, {"/ok", true, false}, {"/bomb", true, true}, {"/ok", false, false}, {"/ok", true, false},
+	}
+	for i, st := range steps {
+		r, err := reused(st.path)
+		if (err != nil) != st.fail || r != st.reused {
+			t.Errorf("step %d GET %s: reused %v, err %v; want reused %v, failure %v", i, st.path, r, err, st.reused, st.fail)
+		}
+	}
+}
+
+func TestTransportAcceptEncoding(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var seen []string
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Accept-Encoding"))
+		mu.Unlock()
+		io.WriteString(w, "ok")
+	}))
+	defer s.Close()
+	do := func(tr *boundhttp.Transport, h http.Header) string {
+		req, _ := http.NewRequest("GET", s.URL, nil)
+		for k, v := range h {
+			req.Header[k] = v
+		}
+		before := req.Header.Clone()
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if fmt.Sprint(req.Header) != fmt.Sprint(before) {
+			t.Errorf("RoundTrip changed the caller's header: %v, was %v", req.Header, before)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return seen[len(seen)-1]
+	}
+	tests := []struct {
+		tr   *boundhttp.Transport
+		h    http.Header
+		want string
+	}{
+		{&boundhttp.Transport{}, nil, boundhttp.DefaultAcceptEncoding},
+		{&boundhttp.Transport{}, http.Header{"Accept-Encoding": {"gzip"}}, "gzip"},
+		{&boundhttp.Transport{AcceptEncoding: "br"}, nil, "br"},
+		{&boundhttp.Transport{AcceptEncoding: "br"}, http.Header{"Accept-Encoding": {"identity"}}, "identity"},
+		{&boundhttp.Transport{}, http.Header{"Range": {"bytes=0-10"}}, "identity"},
+	}
+	for _, tt := range tests {
+		if got := do(tt.tr, tt.h); got != tt.want {
+			t.Errorf("Accept-Encoding sent for header %v, Transport.AcceptEncoding %q = %q, want %q", tt.h, tt.tr.AcceptEncoding, got, tt.want)
+		}
+	}
+}
+
+func TestTransportUnsupportedAndLayers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		coding string
+		data   []byte
+		stage  string
+	}{
+		{"compress", []byte("whatever"), "encoding"},
+		{"gzip, sdch", []byte("whatever"), "encoding"},
+		{"gzip, gzip", testencLayered(bytes.Repeat([]byte("l"), 64<<20), "gzip", "gzip"), "decoded"},
+		{"gzip, br, zstd", testencLayered([]byte("x"), "gzip", "br", "zstd"), "layers"},
+	}
+	for _, tt := range tests {
+		s := server(t, body{coding: tt.coding, data: tt.data})
+		_, _, err := get(t, &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: 1 << 20}}, s.URL)
+		if stageOf(err) != tt.stage {
+			t.Errorf("GET Content-Encoding %q: %v, want stage %q", tt.coding, err, tt.stage)
+		}
+	}
+}
+
+// rtFunc adapts a function to http.RoundTripper.
+type rtFunc func(*http.Request) (*http.Response, error)
+
+func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestTransportBaseNeverDecodes: even a base with Go's transparent gzip
+// enabled hands the coded bytes over, because the Transport always sets
+// Accept-Encoding.
+func TestTransportBaseNeverDecodes(t *testing.T) {
+	t.Parallel()
+	data := text(50000)
+	s := server(t, body{coding: "gzip", data: encode("gzip", data)})
+	base := &http.Transport{} // DisableCompression false: transparent gzip on
+	defer base.CloseIdleConnections()
+	var sawUncompressed, sawCoding atomic.Bool
+	tr := &boundhttp.Transport{Base: rtFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := base.RoundTrip(r)
+		if err == nil {
+			sawUncompressed.Store(resp.Uncompressed)
+			sawCoding.Store(resp.Header.Get("Content-Encoding") == "gzip")
+		}
+		return resp, err
+	})}
+	_, got, err := get(t, tr, s.URL)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("GET = %d bytes, %v", len(got), err)
+	}
+	if sawUncompressed.Load() || !sawCoding.Load() {
+		t.Errorf("base response: Uncompressed %v, Content-Encoding gzip %v; want false, true (Go's transparent gzip never ran)", sawUncompressed.Load(), sawCoding.Load())
+	}
+	if dt := http.DefaultTransport.(*http.Transport); dt.DisableCompression {
+		t.Errorf("http.DefaultTransport was modified: DisableCompression = true")
+	}
+}
+
+func TestTransportNoBodyResponses(t *testing.T) {
+	t.Parallel()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		switch r.URL.Path {
+		case "/204":
+			w.WriteHeader(204)
+		case "/304":
+			w.WriteHeader(304)
+		default:
+			w.Header().Set("Content-Length", "99999999")
+			w.WriteHeader(200)
+		}
+	}))
+	defer s.Close()
+	tr := &boundhttp.Transport{Budget: limits.Budget{MaxWireBytes: 10}}
+	for _, tt := range []struct{ method, path string }{{"HEAD", "/"}, {"GET", "/204"}, {"GET", "/304"}} {
+		req, _ := http.NewRequest(tt.method, s.URL+tt.path, nil)
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Errorf("%s %s: %v, want the response", tt.method, tt.path, err)
+			continue
+		}
+		resp.Body.Close()
+		if u, done := boundhttp.UsageOf(resp); !done || u != (limits.Usage{}) {
+			t.Errorf("%s %s: UsageOf = %v, %v; want zero, true", tt.method, tt.path, u, done)
+		}
+	}
+}
+
+func TestTransportPartialContentWithCoding(t *testing.T) {
+	t.Parallel()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Range", "bytes 0-9/100")
+		w.WriteHeader(206)
+		w.Write(encode("gzip", []byte("0123456789"))[:10])
+	}))
+	defer s.Close()
+	_, _, err := get(t, &boundhttp.Transport{}, s.URL)
+	if stageOf(err) != "encoding" {
+		t.Errorf("GET 206 with Content-Encoding gzip: %v, want stage encoding", err)
+	}
+}
+
+func TestTransportPerRequestBudget(t *testing.T) {
+	t.Parallel()
+	s := server(t, body{coding: "br", data: encode("br", text(100000))})
+	tr := &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: 1000}}
+	c := &http.Client{Transport: tr}
+	for _, tt := range []struct {
+		ctx   context.Context
+		stage string
+	}{
+		{context.Background(), "decoded"},
+		{boundhttp.WithBudget(context.Background(), limits.Budget{MaxDecodedBytes: 100000}), ""},
+		{boundhttp.WithBudget(context.Background(), limits.Budget{MaxDecodedBytes: 99999}), "decoded"},
+		{boundhttp.WithBudget(context.Background(), limits.Budget{MaxDecodedBytes: -1}), "other: "},
+	} {
+		req, _ := http.NewRequestWithContext(tt.ctx, "GET", s.URL, nil)
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		if got := stageOf(err); !strings.HasPrefix(got, tt.stage) || (tt.stage == "" && got != "") {
+			t.Errorf("per-request budget %v: %v, want stage %q", tt.ctx, err, tt.stage)
+		}
+	}
+}
+
+func TestTransportUsageOf(t *testing.T) {
+	t.Parallel()
+	data := text(70000)
+	wire := encode("zstd", data)
+	s := server(t, body{coding: "zstd", data: wire})
+	want := limits.Usage{WireBytes: int64(len(wire)), DecodedBytes: int64(len(data))}
+	for _, streaming := range []bool{false, true} {
+		for _, timeout := range []time.Duration{0, time.Minute} { // Client.Timeout wraps the body
+			c := &http.Client{Transport: &boundhttp.Transport{Streaming: streaming}, Timeout: timeout}
+			resp, err := c.Get(s.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, done := boundhttp.UsageOf(resp); done != !streaming {
+				t.Errorf("streaming %v: UsageOf before reading reports done %v", streaming, done)
+			}
+			io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if u, done := boundhttp.UsageOf(resp); !done || u != want {
+				t.Errorf("streaming %v, client timeout %v: UsageOf = %v, %v; want %v, true", streaming, timeout, u, done, want)
+			}
+			if streaming && resp.ContentLength != -1 {
+				t.Errorf("streaming: ContentLength = %d, want -1", resp.ContentLength)
+			}
+		}
+	}
+	if _, ok := boundhttp.UsageOf(&http.Response{Body: http.NoBody}); ok {
+		t.Errorf("UsageOf(foreign response) reports ok")
+	}
+}
+
+func TestTransportStreaming(t *testing.T) {
+	t.Parallel()
+	const limit = 50000
+	for _, c := range codings {
+		for _, tt := range []struct {
+			size  int
+			stage string
+		}{{limit, ""}, {limit + 1, "decoded"}} {
+			s := server(t, body{coding: c, data: encode(c, text(tt.size)), chunked: true})
+			tr := &boundhttp.Transport{Streaming: true, Budget: limits.Budget{MaxDecodedBytes: limit}}
+			resp, err := (&http.Client{Transport: tr}).Get(s.URL)
+			if err != nil {
+				t.Fatalf("streaming GET %s: %v", c, err)
+			}
+			var n int
+			buf := make([]byte, 1000)
+			for {
+				m, rerr := resp.Body.Read(buf)
+				n += m
+				if rerr != nil {
+					err = rerr
+					break
+				}
+			}
+			if err == io.EOF {
+				err = nil
+			}
+			if stageOf(err) != tt.stage || n > limit {
+				t.Errorf("streaming %s of %d: read %d bytes, end %v; want at most %d, stage %q", c, tt.size, n, err, limit, tt.stage)
+			}
+			if tt.stage != "" {
+				if _, again := resp.Body.Read(buf); again != err {
+					t.Errorf("streaming %s: Read after breach = %v, want the same error", c, again)
+				}
+			}
+			resp.Body.Close()
+		}
+	}
+}
+
+// TestTransportConcurrent runs good and hostile bodies through one
+// Transport from many goroutines (meaningful under -race).
+func TestTransportConcurrent(t *testing.T) {
+	t.Parallel()
+	good := text(20000)
+	mux := http.NewServeMux()
+	for _, c := range codings {
+		mux.HandleFunc("/good/"+c, func(w http.ResponseWriter, r *http.Request) { serve(w, body{coding: c, data: encode(c, good)}) })
+		bomb := encode(c, bytes.Repeat([]byte("b"), 2<<20))
+		mux.HandleFunc("/bomb/"+c, func(w http.ResponseWriter, r *http.Request) { serve(w, body{coding: c, data: bomb}) })
+	}
+	s := httptest.NewServer(mux)
+	defer s.Close()
+	tr := &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: 1 << 20}}
+	defer tr.CloseIdleConnections()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 10 {
+				c := codings[(g+i)%len(codings)]
+				_, got, err := get(t, tr, s.URL+"/good/"+c)
+				if err != nil || !bytes.Equal(got, good) {
+					t.Errorf("good %s: %d bytes, %v", c, len(got), err)
+				}
+				if _, _, err := get(t, tr, s.URL+"/bomb/"+c); stageOf(err) != "decoded" {
+					t.Errorf("bomb %s: %v, want stage decoded", c, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
