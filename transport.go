@@ -1,7 +1,6 @@
 package boundhttp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -176,14 +175,18 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = body
 		return resp, nil
 	}
-	data, err := body.readAll()
+	chunks, err := body.readAll()
+	body.Close()
 	if err != nil {
-		body.Close()
 		return nil, err
 	}
-	body.Close()
-	resp.Body = &fullBody{Reader: bytes.NewReader(data), c: cell}
-	resp.ContentLength = int64(len(data))
+	full := &fullBody{c: cell}
+	for _, c := range chunks {
+		full.size += int64(len(c))
+	}
+	full.chunks = chunks
+	resp.Body = full
+	resp.ContentLength = full.size
 	return resp, nil
 }
 

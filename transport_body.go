@@ -1,7 +1,6 @@
 package boundhttp
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"sync"
@@ -40,9 +39,9 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	return n, b.after(err)
 }
 
-func (b *bodyReader) readAll() ([]byte, error) {
+func (b *bodyReader) readAll() ([][]byte, error) {
 	b.start = time.Now()
-	data, err := b.d.ReadAll()
+	data, err := b.d.ReadAllChunks()
 	if err == nil {
 		b.c.set(b.d.Usage(), true)
 		return data, nil
@@ -79,10 +78,42 @@ func (b *bodyReader) Close() error {
 
 func (b *bodyReader) cell() *usageCell { return b.c }
 
-// fullBody serves a verified, decoded body from memory.
+// fullBody serves a verified, decoded body from memory, in the chunks it
+// was read into.
 type fullBody struct {
-	*bytes.Reader
-	c *usageCell
+	chunks [][]byte
+	size   int64
+	c      *usageCell
+}
+
+func (f *fullBody) Read(p []byte) (int, error) {
+	if len(f.chunks) == 0 {
+		return 0, io.EOF
+	}
+	var n int
+	for n < len(p) && len(f.chunks) > 0 {
+		m := copy(p[n:], f.chunks[0])
+		n += m
+		if f.chunks[0] = f.chunks[0][m:]; len(f.chunks[0]) == 0 {
+			f.chunks = f.chunks[1:]
+		}
+	}
+	return n, nil
+}
+
+// WriteTo writes the rest of the body to w without an intermediate buffer.
+func (f *fullBody) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for len(f.chunks) > 0 {
+		m, err := w.Write(f.chunks[0])
+		n += int64(m)
+		f.chunks[0] = f.chunks[0][m:]
+		if err != nil {
+			return n, err
+		}
+		f.chunks = f.chunks[1:]
+	}
+	return n, nil
 }
 
 func (*fullBody) Close() error       { return nil }
