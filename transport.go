@@ -180,11 +180,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	full := &fullBody{c: cell}
-	for _, c := range chunks {
-		full.size += int64(len(c))
-	}
-	full.chunks = chunks
+	full := newFullBody(chunks, cell)
 	resp.Body = full
 	resp.ContentLength = full.size
 	return resp, nil

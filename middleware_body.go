@@ -1,0 +1,99 @@
+package boundhttp
+
+import (
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/boundhttp/boundhttp/decoding"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// serverBody is the request body a handler reads in streaming mode.
+type serverBody struct {
+	d        *decoding.Reader
+	cell     *usageCell
+	timeout  time.Duration
+	deadline bool // a read deadline was set on the connection
+	rc       *http.ResponseController
+	err      *limits.Error // the breach, for the middleware's answer
+	rerr     error         // the sticky error handed to the handler
+}
+
+func (s *serverBody) Read(p []byte) (int, error) {
+	if s.rerr != nil {
+		return 0, s.rerr
+	}
+	n, err := s.d.Read(p)
+	if err == nil {
+		return n, nil
+	}
+	if err == io.EOF {
+		s.cell.set(s.d.Usage(), true)
+		if s.deadline {
+			s.rc.SetReadDeadline(time.Time{})
+		}
+		return n, io.EOF
+	}
+	s.cell.set(s.d.Usage(), false)
+	if le := serverError(err, s.timeout); le != nil {
+		s.err = le
+		err = &RequestBodyError{Err: le}
+	}
+	s.rerr = err
+	return n, err
+}
+
+func (s *serverBody) Close() error { return s.d.Close() }
+
+// RequestBodyError is the error a handler reads from a request body the
+// middleware rejected in streaming mode. errors.As finds the
+// [*limits.Error] in it and, for the size stages (errors.Is
+// limits.ErrTooLarge), an [*http.MaxBytesError] whose Limit is the limit
+// that tripped, so handlers written for [http.MaxBytesReader] keep working.
+type RequestBodyError struct {
+	Err *limits.Error
+}
+
+func (e *RequestBodyError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the *limits.Error.
+func (e *RequestBodyError) Unwrap() error { return e.Err }
+
+// As fills a **http.MaxBytesError target for size stages.
+func (e *RequestBodyError) As(target any) bool {
+	t, ok := target.(**http.MaxBytesError)
+	if !ok || e.Err.Stage.Sentinel() != limits.ErrTooLarge {
+		return false
+	}
+	*t = &http.MaxBytesError{Limit: e.Err.Limit}
+	return true
+}
+
+// trackingWriter records whether the handler wrote, so that the middleware
+// answers a streaming breach only on a clean response.
+type trackingWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *trackingWriter) WriteHeader(code int) {
+	if code >= 200 {
+		w.wrote = true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *trackingWriter) Write(p []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush flushes the underlying writer if it can.
+func (w *trackingWriter) Flush() {
+	w.wrote = true
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,419 @@
+package boundhttp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// echoServer runs the middleware in front of a handler that answers with the
+// SHA-256 and length of the body it got.
+func echoServer(t *testing.T, cfg boundhttp.MiddlewareConfig) *httptest.Server {
+	t.Helper()
+	mw, err := boundhttp.NewMiddleware(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			var le *limits.Error
+			if errors.As(err, &le) {
+				return // streaming: the middleware answers
+			}
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		fmt.Fprintf(w, "%x %d %d %q", sha256.Sum256(data), len(data), r.ContentLength, r.Header.Get("Content-Encoding"))
+	})))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// post sends data with the given Content-Encoding, with a Content-Length or
+// chunked, and returns the status and the answer.
+func post(t *testing.T, url, coding string, data []byte, chunked bool) (int, string) {
+	t.Helper()
+	var rd io.Reader = bytes.NewReader(data)
+	if chunked {
+		rd = struct{ io.Reader }{rd} // unknown length: Transfer-Encoding chunked
+	}
+	req, _ := http.NewRequest("POST", url, rd)
+	if coding != "" && coding != "identity" {
+		req.Header.Set("Content-Encoding", coding)
+	}
+	c := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", coding, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func okAnswer(data []byte) string {
+	return fmt.Sprintf("%x %d %d %q", sha256.Sum256(data), len(data), len(data), "")
+}
+
+// problem decodes an RFC 9457 answer.
+func problem(t *testing.T, s string) boundhttp.Problem {
+	t.Helper()
+	var p boundhttp.Problem
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		t.Fatalf("answer is not problem+json: %v: %q", err, s)
+	}
+	return p
+}
+
+func TestMiddlewareDecodedBoundary(t *testing.T) {
+	t.Parallel()
+	const limit = 30000
+	s := echoServer(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{MaxDecodedBytes: limit, MaxWireBytes: 1 << 20}})
+	for _, c := range codings {
+		for _, chunked := range []bool{false, true} {
+			for _, tt := range []struct {
+				size   int
+				status int
+			}{{1, 200}, {limit - 1, 200}, {limit, 200}, {limit + 1, 413}, {30 * limit, 413}} {
+				data := text(tt.size)
+				status, answer := post(t, s.URL, c, encode(c, data), chunked)
+				if status != tt.status {
+					t.Errorf("POST %s body of %d (chunked %v), limit %d: status %d, want %d (%s)", c, tt.size, chunked, limit, status, tt.status, answer)
+					continue
+				}
+				if status == 200 && answer != okAnswer(data) {
+					t.Errorf("POST %s body of %d: handler saw %s, want %s", c, tt.size, answer, okAnswer(data))
+				}
+				if status == 413 {
+					p := problem(t, answer)
+					if p.Stage != "decoded" || p.Limit != limit || p.Observed != limit+1 || p.Status != 413 {
+						t.Errorf("POST %s body of %d: problem %+v, want stage decoded, limit %d, observed %d", c, tt.size, p, limit, limit+1)
+					}
+					if strings.Contains(answer, string(data[:20])) {
+						t.Errorf("POST %s: the rejection contains body bytes: %s", c, answer)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestMiddlewareWireBoundary(t *testing.T) {
+	t.Parallel()
+	for _, c := range codings {
+		wire := encode(c, text(20000))
+		n := int64(len(wire))
+		for _, chunked := range []bool{false, true} {
+			for _, tt := range []struct {
+				limit  int64
+				status int
+			}{{n - 1, 413}, {n, 200}, {n + 1, 200}} {
+				s := echoServer(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{MaxWireBytes: tt.limit}})
+				status, answer := post(t, s.URL, c, wire, chunked)
+				if status != tt.status {
+					t.Errorf("POST %s of %d wire bytes (chunked %v), wire limit %d: %d, want %d", c, n, chunked, tt.limit, status, tt.status)
+				}
+				if status == 413 {
+					if p := problem(t, answer); p.Stage != "wire" || p.Limit != tt.limit {
+						t.Errorf("POST %s: problem %+v, want stage wire, limit %d", c, p, tt.limit)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMiddlewareExpectContinue: an oversized declared length is answered
+// 413 without "100 Continue", so the client never sends the body, and the
+// handler is not called.
+func TestMiddlewareExpectContinue(t *testing.T) {
+	t.Parallel()
+	var called bool
+	s := httptest.NewServer(boundhttp.Middleware(limits.Budget{MaxWireBytes: 1000})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		called = true
+	})))
+	defer s.Close()
+	conn, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\nExpect: 100-continue\r\n\r\n")
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 413 || called {
+		t.Errorf("Expect: 100-continue with Content-Length 1001, limit 1000: status %d, handler called %v; want 413 and not called", resp.StatusCode, called)
+	}
+	if resp.Header.Get("Content-Type") != "application/problem+json" || !resp.Close {
+		t.Errorf("answer: Content-Type %q, Close %v; want problem+json and a closed connection", resp.Header.Get("Content-Type"), resp.Close)
+	}
+}
+
+func TestMiddlewareRejections(t *testing.T) {
+	t.Parallel()
+	s := echoServer(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{MaxDecodedBytes: 1 << 20}})
+	gz := encode("gzip", text(50000))
+	corrupt := append([]byte(nil), gz...)
+	corrupt[len(corrupt)-8] ^= 1
+	tests := []struct {
+		name, coding string
+		data         []byte
+		status       int
+		stage        string
+	}{
+		{"gzip bomb", "gzip", encode("gzip", bytes.Repeat([]byte("b"), 64<<20)), 413, "decoded"},
+		{"br bomb", "br", encode("br", bytes.Repeat([]byte("b"), 64<<20)), 413, "decoded"},
+		{"zstd bomb", "zstd", encode("zstd", bytes.Repeat([]byte("b"), 64<<20)), 413, "decoded"},
+		{"deflate bomb", "deflate", encode("deflate", bytes.Repeat([]byte("b"), 64<<20)), 413, "decoded"},
+		{"two-layer bomb", "gzip, gzip", testencLayered(bytes.Repeat([]byte("b"), 64<<20), "gzip", "gzip"), 413, "decoded"},
+		{"three layers", "gzip, gzip, gzip", testencLayered([]byte("b"), "gzip", "gzip", "gzip"), 413, "layers"},
+		{"truncated", "gzip", gz[:len(gz)-5], 400, "integrity"},
+		{"corrupt checksum", "gzip", corrupt, 400, "integrity"},
+		{"trailing bytes", "gzip", append(append([]byte(nil), gz...), "xx"...), 400, "integrity"},
+		{"unsupported", "compress", []byte("abc"), 415, "encoding"},
+	}
+	for _, tt := range tests {
+		status, answer := post(t, s.URL, tt.coding, tt.data, false)
+		if status != tt.status {
+			t.Errorf("%s: status %d, want %d (%s)", tt.name, status, tt.status, answer)
+			continue
+		}
+		if p := problem(t, answer); p.Stage != tt.stage || p.Status != tt.status || p.Type != "urn:boundhttp:problem:"+tt.stage {
+			t.Errorf("%s: problem %+v, want stage %s", tt.name, p, tt.stage)
+		}
+	}
+	// 415 names what is accepted.
+	req, _ := http.NewRequest("POST", s.URL, strings.NewReader("abc"))
+	req.Header.Set("Content-Encoding", "compress")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got, want := resp.Header.Get("Accept-Encoding"), "zstd, br, gzip, deflate, identity"; got != want {
+		t.Errorf("415 Accept-Encoding = %q, want %q", got, want)
+	}
+}
+
+func TestMiddlewareCodingsConfig(t *testing.T) {
+	t.Parallel()
+	s := echoServer(t, boundhttp.MiddlewareConfig{Codings: []string{"gzip"}})
+	if status, _ := post(t, s.URL, "gzip", encode("gzip", []byte("hi")), false); status != 200 {
+		t.Errorf("gzip with Codings [gzip]: %d, want 200", status)
+	}
+	if status, _ := post(t, s.URL, "br", encode("br", []byte("hi")), false); status != 415 {
+		t.Errorf("br with Codings [gzip]: %d, want 415", status)
+	}
+	none := echoServer(t, boundhttp.MiddlewareConfig{Codings: []string{}})
+	if status, _ := post(t, none.URL, "gzip", encode("gzip", []byte("hi")), false); status != 415 {
+		t.Errorf("gzip with Codings []: %d, want 415", status)
+	}
+	if _, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Codings: []string{"compress"}}); err == nil {
+		t.Errorf("NewMiddleware(Codings [compress]) = nil error, want one")
+	}
+	if _, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Budget: limits.Budget{MaxWireBytes: -1}}); err == nil {
+		t.Errorf("NewMiddleware(negative budget) = nil error, want one")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("Middleware(negative budget) did not panic")
+		}
+	}()
+	boundhttp.Middleware(limits.Budget{MaxDecodedBytes: -1})
+}
+
+// TestMiddlewareSlowBody: a body that arrives too slowly is answered 408.
+func TestMiddlewareSlowBody(t *testing.T) {
+	t.Parallel()
+	for _, streaming := range []bool{false, true} {
+		s := echoServer(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: 200 * time.Millisecond}, Streaming: streaming})
+		pr, pw := io.Pipe()
+		go func() {
+			for range 100 {
+				if _, err := pw.Write([]byte("x")); err != nil {
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			pw.Close()
+		}()
+		req, _ := http.NewRequest("POST", s.URL, pr)
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		pr.CloseWithError(errors.New("done"))
+		if err != nil {
+			t.Fatalf("streaming %v: %v", streaming, err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 408 || problem(t, string(answer)).Stage != "timeout" {
+			t.Errorf("slow body (streaming %v), timeout 200 ms: %d %s, want 408 stage timeout", streaming, resp.StatusCode, answer)
+		}
+		if el := time.Since(start); el > 1500*time.Millisecond {
+			t.Errorf("slow body (streaming %v): answered after %v", streaming, el)
+		}
+	}
+}
+
+// TestMiddlewareStreamingErrors: a handler reading in streaming mode gets an
+// error that matches both *limits.Error and *http.MaxBytesError.
+func TestMiddlewareStreamingErrors(t *testing.T) {
+	t.Parallel()
+	type result struct {
+		n          int
+		limitsErr  *limits.Error
+		maxBytes   *http.MaxBytesError
+		tooLarge   bool
+		sticky     bool
+		contentLen int64
+	}
+	got := make(chan result, 1)
+	mw, _ := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: true, Budget: limits.Budget{MaxDecodedBytes: 10000}})
+	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, err := io.ReadAll(r.Body)
+		var res result
+		res.n, res.contentLen = len(data), r.ContentLength
+		errors.As(err, &res.limitsErr)
+		errors.As(err, &res.maxBytes)
+		res.tooLarge = errors.Is(err, limits.ErrTooLarge)
+		_, again := r.Body.Read(make([]byte, 1))
+		res.sticky = again == err && err != nil
+		got <- res
+		if res.maxBytes != nil {
+			http.Error(w, "too large", http.StatusRequestEntityTooLarge) // the classic MaxBytesReader handler
+		}
+	})))
+	defer s.Close()
+	status, _ := post(t, s.URL, "zstd", encode("zstd", text(10001)), true)
+	res := <-got
+	if status != 413 || res.limitsErr == nil || res.limitsErr.Stage != limits.StageDecoded || res.maxBytes == nil || res.maxBytes.Limit != 10000 || !res.tooLarge || !res.sticky {
+		t.Errorf("streaming breach: status %d, %+v; want 413, *limits.Error stage decoded, *http.MaxBytesError limit 10000, sticky", status, res)
+	}
+	if res.n > 10000 || res.contentLen != -1 {
+		t.Errorf("streaming: handler read %d bytes, ContentLength %d; want at most 10000, -1", res.n, res.contentLen)
+	}
+	// The handler that does not answer: the middleware does.
+	s2 := echoServer(t, boundhttp.MiddlewareConfig{Streaming: true, Budget: limits.Budget{MaxDecodedBytes: 10000}})
+	status, answer := post(t, s2.URL, "br", encode("br", text(20000)), false)
+	if status != 413 || problem(t, answer).Stage != "decoded" {
+		t.Errorf("streaming breach, silent handler: %d %s, want 413 stage decoded", status, answer)
+	}
+	data := text(10000)
+	status, answer = post(t, s2.URL, "br", encode("br", data), false)
+	if status != 200 || !strings.HasPrefix(answer, fmt.Sprintf("%x %d -1", sha256.Sum256(data), len(data))) {
+		t.Errorf("streaming at the limit: %d %s, want 200 with the body", status, answer)
+	}
+}
+
+func TestMiddlewarePerRouteBudget(t *testing.T) {
+	t.Parallel()
+	s := echoServer(t, boundhttp.MiddlewareConfig{BudgetFor: func(r *http.Request) limits.Budget {
+		switch r.URL.Path {
+		case "/upload":
+			return limits.Budget{MaxDecodedBytes: 1 << 20}
+		case "/broken":
+			return limits.Budget{MaxDecodedBytes: -5}
+		}
+		return limits.Budget{MaxDecodedBytes: 1000}
+	}})
+	data := encode("gzip", text(50000))
+	for _, tt := range []struct {
+		path   string
+		status int
+	}{{"/upload", 200}, {"/tool", 413}, {"/broken", 500}} {
+		if status, answer := post(t, s.URL+tt.path, "gzip", data, false); status != tt.status {
+			t.Errorf("POST %s: %d, want %d (%s)", tt.path, status, tt.status, answer)
+		}
+	}
+}
+
+// TestMiddlewareDoesNotMutateRequest: the handler gets a copy; the request
+// the server handed to the middleware keeps its header, body and length.
+func TestMiddlewareDoesNotMutateRequest(t *testing.T) {
+	t.Parallel()
+	var outer, inner *http.Request
+	var outerHeader http.Header
+	var outerBody io.ReadCloser
+	var outerLen int64
+	var after string
+	h := boundhttp.Middleware(limits.Budget{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inner = r
+		io.Copy(io.Discard, r.Body)
+	}))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		outer, outerHeader, outerBody, outerLen = r, r.Header.Clone(), r.Body, r.ContentLength
+		h.ServeHTTP(w, r)
+		after = fmt.Sprint(r.Header)
+	}))
+	defer s.Close()
+	post(t, s.URL, "gzip", encode("gzip", text(5000)), false)
+	if inner == outer || inner == nil {
+		t.Fatalf("handler got the caller's *http.Request")
+	}
+	if after != fmt.Sprint(outerHeader) || outer.Body != outerBody || outer.ContentLength != outerLen {
+		t.Errorf("the caller's request changed: header %s (was %v), body changed %v, length %d (was %d)", after, outerHeader, outer.Body != outerBody, outer.ContentLength, outerLen)
+	}
+	if inner.Header.Get("Content-Encoding") != "" || inner.ContentLength != 5000 {
+		t.Errorf("handler's request: Content-Encoding %q, ContentLength %d; want none, 5000", inner.Header.Get("Content-Encoding"), inner.ContentLength)
+	}
+	if u, done := boundhttp.RequestUsage(inner); !done || u.DecodedBytes != 5000 {
+		t.Errorf("RequestUsage = %v, %v; want 5000 decoded, done", u, done)
+	}
+}
+
+// logRecorder keeps slog records.
+type logRecorder struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	l.recs = append(l.recs, r.Clone())
+	l.mu.Unlock()
+	return nil
+}
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
+
+func TestMiddlewareLogsRejections(t *testing.T) {
+	t.Parallel()
+	rec := &logRecorder{}
+	s := echoServer(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{MaxDecodedBytes: 100}, Logger: slog.New(rec)})
+	secret := []byte("SECRET-BODY-CONTENT " + strings.Repeat("z", 200))
+	post(t, s.URL, "", secret, false)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.recs) != 1 {
+		t.Fatalf("%d log records, want 1", len(rec.recs))
+	}
+	attrs := map[string]string{}
+	rec.recs[0].Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
+	if attrs["stage"] != "decoded" || attrs["limit"] != "100" || attrs["observed"] != "101" || attrs["route"] != "/" || rec.recs[0].Level != slog.LevelWarn {
+		t.Errorf("log record %v %v, want stage decoded, limit 100, observed 101, route /", rec.recs[0].Message, attrs)
+	}
+	if strings.Contains(fmt.Sprint(attrs, rec.recs[0].Message), "SECRET") {
+		t.Errorf("the log record holds body bytes: %v", attrs)
+	}
+}
