@@ -91,7 +91,7 @@ func TestMiddlewareDecodedBoundary(t *testing.T) {
 			for _, tt := range []struct {
 				size   int
 				status int
-			}{{1, 200}, {limit - 1, 200}, {limit, 200}, {limit + 1, 413}, {30 * limit, 413}} {
+			}{{1, 200}, {limit - 1, 200}, {limit, 200}, {limit + 1, 413}, {4 * limit, 413}} {
 				data := text(tt.size)
 				status, answer := post(t, s.URL, c, encode(c, data), chunked)
 				if status != tt.status {
@@ -103,7 +103,8 @@ func TestMiddlewareDecodedBoundary(t *testing.T) {
 				}
 				if status == 413 {
 					p := problem(t, answer)
-					if p.Stage != "decoded" || p.Limit != limit || p.Observed != limit+1 || p.Status != 413 {
+					// A zstd frame that declares its size is rejected from its header.
+					if p.Stage != "decoded" || p.Limit != limit || (p.Observed != limit+1 && !(p.Declared && p.Observed == int64(tt.size))) || p.Status != 413 {
 						t.Errorf("POST %s body of %d: problem %+v, want stage decoded, limit %d, observed %d", c, tt.size, p, limit, limit+1)
 					}
 					if strings.Contains(answer, string(data[:20])) {
@@ -181,11 +182,11 @@ func TestMiddlewareRejections(t *testing.T) {
 		status       int
 		stage        string
 	}{
-		{"gzip bomb", "gzip", encode("gzip", bytes.Repeat([]byte("b"), 64<<20)), 413, "decoded"},
-		{"br bomb", "br", encode("br", bytes.Repeat([]byte("b"), 64<<20)), 413, "decoded"},
-		{"zstd bomb", "zstd", encode("zstd", bytes.Repeat([]byte("b"), 64<<20)), 413, "decoded"},
-		{"deflate bomb", "deflate", encode("deflate", bytes.Repeat([]byte("b"), 64<<20)), 413, "decoded"},
-		{"two-layer bomb", "gzip, gzip", testencLayered(bytes.Repeat([]byte("b"), 64<<20), "gzip", "gzip"), 413, "decoded"},
+		{"gzip bomb", "gzip", encode("gzip", bytes.Repeat([]byte("b"), 8<<20)), 413, "decoded"},
+		{"br bomb", "br", encode("br", bytes.Repeat([]byte("b"), 8<<20)), 413, "decoded"},
+		{"zstd bomb", "zstd", encode("zstd", bytes.Repeat([]byte("b"), 8<<20)), 413, "decoded"},
+		{"deflate bomb", "deflate", encode("deflate", bytes.Repeat([]byte("b"), 8<<20)), 413, "decoded"},
+		{"two-layer bomb", "gzip, gzip", testencLayered(bytes.Repeat([]byte("b"), 8<<20), "gzip", "gzip"), 413, "decoded"},
 		{"three layers", "gzip, gzip, gzip", testencLayered([]byte("b"), "gzip", "gzip", "gzip"), 413, "layers"},
 		{"truncated", "gzip", gz[:len(gz)-5], 400, "integrity"},
 		{"corrupt checksum", "gzip", corrupt, 400, "integrity"},

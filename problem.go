@@ -33,6 +33,10 @@ type Problem struct {
 	Stage    string `json:"stage"`
 	Limit    int64  `json:"limit"`
 	Observed int64  `json:"observed"`
+	// Declared reports whether Observed is a declared size (a
+	// Content-Length, a zstd frame's content size or window) rather than
+	// bytes read.
+	Declared bool   `json:"declared,omitempty"`
 	Encoding string `json:"encoding,omitempty"`
 }
 
@@ -47,6 +51,7 @@ func ProblemFor(e *limits.Error) Problem {
 		Stage:    string(e.Stage),
 		Limit:    e.Limit,
 		Observed: e.Observed,
+		Declared: e.Declared,
 		Encoding: e.Encoding,
 	}
 }
