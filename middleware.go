@@ -182,6 +182,9 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		}
 		return
 	}
+	if len(codings) == 0 {
+		d.SetSizeHint(r.ContentLength)
+	}
 	chunks, err := d.ReadAllChunks()
 	if deadline {
 		rc.SetReadDeadline(time.Time{})

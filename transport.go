@@ -175,6 +175,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = body
 		return resp, nil
 	}
+	if !coded {
+		d.SetSizeHint(resp.ContentLength)
+	}
 	chunks, err := body.readAll()
 	body.Close()
 	if err != nil {

@@ -63,6 +63,9 @@ func (d *Reader) ReadAllChunks() ([][]byte, error) {
 	defer d.releaseDecoders()
 	remaining := d.b.MaxDecodedBytes - d.top.out
 	size := int64(minChunk)
+	if d.sizeHint > 0 {
+		size = min(d.sizeHint, remaining)
+	}
 	var chunks [][]byte
 	var probe [minChunk]byte
 	for {
@@ -98,6 +101,12 @@ func (d *Reader) ReadAllChunks() ([][]byte, error) {
 		}
 	}
 }
+
+// SetSizeHint tells [Reader.ReadAll] and [Reader.ReadAllChunks] how many
+// decoded bytes to expect, for example the Content-Length of an identity
+// body. It sizes the first chunk only, capped by what remains of the decoded
+// limit: a wrong hint costs memory within the limit, never correctness.
+func (d *Reader) SetSizeHint(n int64) { d.sizeHint = n }
 
 // fill reads until buf is full or the body ended; io.EOF means the
 // verified end.

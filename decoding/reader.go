@@ -28,12 +28,13 @@ type Reader struct {
 	layers []layer // layers[0] reads the wire; the last one is the output
 	top    *layer
 
-	start   time.Time
-	fault   *limits.Error // first budget breach, shared by all layers
-	srcErr  error         // a read error of the source that is not ours
-	err     error         // sticky result of Read
-	closed  bool
-	release bool // whether the decoders were returned to their pools
+	start    time.Time
+	sizeHint int64         // expected decoded size, for ReadAllChunks
+	fault    *limits.Error // first budget breach, shared by all layers
+	srcErr   error         // a read error of the source that is not ours
+	err      error         // sticky result of Read
+	closed   bool
+	release  bool // whether the decoders were returned to their pools
 }
 
 // NewReader returns a Reader of the body r, encoded with the codings of the
