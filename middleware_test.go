@@ -276,6 +276,34 @@ func TestMiddlewareSlowBody(t *testing.T) {
 	}
 }
 
+// TestMiddlewareStalledBody: a client that sends part of a body and then
+// nothing is answered 408; only the read deadline can end that read.
+func TestMiddlewareStalledBody(t *testing.T) {
+	t.Parallel()
+	for _, streaming := range []bool{false, true} {
+		s := echoServer(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: 300 * time.Millisecond}, Streaming: streaming})
+		conn, err := net.Dial("tcp", s.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		start := time.Now()
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("stalled body (streaming %v): %v", streaming, err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		if resp.StatusCode != 408 || problem(t, string(answer)).Stage != "timeout" {
+			t.Errorf("stalled body (streaming %v): %d %s, want 408 stage timeout", streaming, resp.StatusCode, answer)
+		}
+		if el := time.Since(start); el > 3*time.Second {
+			t.Errorf("stalled body (streaming %v): answered after %v", streaming, el)
+		}
+	}
+}
+
 // TestMiddlewareStreamingErrors: a handler reading in streaming mode gets an
 // error that matches both *limits.Error and *http.MaxBytesError.
 func TestMiddlewareStreamingErrors(t *testing.T) {

@@ -221,6 +221,24 @@ func TestTransportTimeout(t *testing.T) {
 	}
 }
 
+// TestTransportTimeoutStalledBody: a server that sends part of a body and
+// then nothing is cut off by Budget.Timeout: only the timer can end a read
+// that never returns.
+func TestTransportTimeoutStalledBody(t *testing.T) {
+	t.Parallel()
+	u := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nfirst bytes")
+	for _, streaming := range []bool{false, true} {
+		start := time.Now()
+		_, _, err := get(t, &boundhttp.Transport{Streaming: streaming, Budget: limits.Budget{Timeout: 300 * time.Millisecond}}, u)
+		if stageOf(err) != "timeout" {
+			t.Errorf("stalled body (streaming %v), timeout 300 ms: %v, want stage timeout", streaming, err)
+		}
+		if el := time.Since(start); el > 3*time.Second {
+			t.Errorf("stalled body (streaming %v): took %v", streaming, el)
+		}
+	}
+}
+
 func TestTransportErrorStatusCharged(t *testing.T) {
 	t.Parallel()
 	bomb := encode("gzip", bytes.Repeat([]byte("e"), 4<<20))
