@@ -21,6 +21,17 @@ import (
 // decoded and charged to MaxDecodedBytes; the handler sees the complete,
 // verified, decoded body or is not called at all.
 //
+// Budget.Timeout bounds the time to read the body from the moment the
+// middleware starts reading it, through [http.ResponseController]
+// read deadlines; the deadline is cleared once the body verified. Where the
+// ResponseWriter does not support read deadlines (http.ErrNotSupported), the
+// timeout is still checked between reads, but a read that never returns is
+// ended only by the server's own ReadTimeout: set one.
+//
+// A rejection sets "Connection: close": the rest of the body is not read or
+// drained. In streaming mode the handler sees the breach first; see
+// [MiddlewareConfig.Streaming].
+//
 // It panics if b is invalid, as a configuration error; use
 // [NewMiddleware] to get the error instead. See [MiddlewareConfig] for
 // per-route budgets, streaming, the codings accepted and custom rejections.

@@ -214,6 +214,11 @@ func TestMiddlewareRejections(t *testing.T) {
 	if got, want := resp.Header.Get("Accept-Encoding"), "zstd, br, gzip, deflate, identity"; got != want {
 		t.Errorf("415 Accept-Encoding = %q, want %q", got, want)
 	}
+	// A rejection closes the connection rather than drain the rest, even
+	// where net/http would drain a small remainder and keep it.
+	if !resp.Close {
+		t.Errorf("415 answer: Close = false, want the connection closed")
+	}
 }
 
 func TestMiddlewareCodingsConfig(t *testing.T) {
@@ -286,6 +291,7 @@ func TestMiddlewareStalledBody(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { conn.Close() }) // before the server's Close
 		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
 		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 		start := time.Now()
