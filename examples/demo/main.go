@@ -2,8 +2,8 @@
 // compressed-size check expand to megabytes in a naive decoder, and are
 // rejected by the bounded one with the stage and the limit that tripped.
 //
-// It runs offline: every body is made here, and the HTTP part uses a
-// loopback server.
+// It runs offline: every body is made here, and the HTTP part uses
+// loopback servers.
 package main
 
 import (
@@ -11,12 +11,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/decoding"
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -57,6 +60,9 @@ func run(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "  bounded decoder: rejected, stage=%s limit=%d observed=%d (%v)\n\n", e.Stage, e.Limit, e.Observed, errors.Is(err, limits.ErrTooLarge))
 	}
+	if err := overHTTP(w, run, budget); err != nil {
+		return err
+	}
 	normal := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`)
 	body, err := compress("gzip", normal)
 	if err != nil {
@@ -91,6 +97,69 @@ func compress(coding string, data []byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// overHTTP shows the same gzip bomb through a real client and server on a
+// loopback port: Go's own transport decodes it whole, boundhttp.Transport
+// rejects it; a handler behind http.MaxBytesHandler decodes it whole, one
+// behind boundhttp.Middleware is never called.
+func overHTTP(w io.Writer, data []byte, budget limits.Budget) error {
+	bomb, err := compress("gzip", data)
+	if err != nil {
+		return err
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Encoding", "gzip")
+		rw.Write(bomb)
+	}))
+	defer srv.Close()
+
+	resp, err := srv.Client().Get(srv.URL) // stock transport, transparent gzip
+	if err != nil {
+		return err
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	fmt.Fprintf(w, "HTTP client, net/http: %d bytes from a %d-byte gzip response\n", n, len(bomb))
+	client := &http.Client{Transport: &boundhttp.Transport{Budget: budget}}
+	_, err = client.Get(srv.URL)
+	var e *limits.Error
+	if !errors.As(err, &e) {
+		return fmt.Errorf("boundhttp.Transport returned %v, want a *limits.Error", err)
+	}
+	fmt.Fprintf(w, "HTTP client, boundhttp.Transport: rejected, stage=%s limit=%d\n", e.Stage, e.Limit)
+
+	var decoded int64
+	naive := http.MaxBytesHandler(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		zr, err := gzip.NewReader(r.Body)
+		if err == nil {
+			decoded, _ = io.Copy(io.Discard, zr)
+		}
+	}), budget.MaxWireBytes)
+	called := false
+	bounded := boundhttp.Middleware(budget)(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		called = true
+	}))
+	for i, h := range []http.Handler{naive, bounded} {
+		s := httptest.NewServer(h)
+		req, _ := http.NewRequest("POST", s.URL, bytes.NewReader(bomb))
+		req.Header.Set("Content-Encoding", "gzip")
+		resp, err := s.Client().Do(req)
+		if err != nil {
+			s.Close()
+			return err
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		s.Close()
+		if i == 0 {
+			fmt.Fprintf(w, "HTTP server, http.MaxBytesHandler(%d): the handler decoded %d bytes\n", budget.MaxWireBytes, decoded)
+		} else {
+			fmt.Fprintf(w, "HTTP server, boundhttp.Middleware: %d, handler called=%v, %s", resp.StatusCode, called, answer)
+		}
+	}
+	fmt.Fprintln(w)
+	return nil
 }
 
 // naiveDecode decodes as most code does: no limit at all.
