@@ -1,14 +1,12 @@
 package boundhttp_test
 
 import (
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"testing"
 
 	"github.com/boundhttp/boundhttp/internal/testenc"
-	"github.com/boundhttp/boundhttp/limits"
 )
 
 var (
@@ -17,18 +15,7 @@ var (
 	text    = testenc.Text
 )
 
-// stageOf returns the stage of a *limits.Error in err's chain, "" for nil
-// and "other: ..." for any other error.
-func stageOf(err error) string {
-	if err == nil {
-		return ""
-	}
-	var e *limits.Error
-	if errors.As(err, &e) {
-		return string(e.Stage)
-	}
-	return "other: " + err.Error()
-}
+var stageOf = testenc.StageOf
 
 // body describes a response a test server sends.
 type body struct {

@@ -12,24 +12,13 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
 const brotliStaticModule = "/usr/lib/nginx/modules/ngx_http_brotli_static_module.so"
 
-// needTool returns the path of a command, skipping the test when it is
-// absent, except under CI where .ci/run installs it.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s not installed; .ci/run must install it", name)
-		}
-		t.Skipf("%s not installed; skipping integration test", name)
-	}
-	return p
-}
+var needTool = testenc.NeedTool
 
 // compressFile writes name.ext next to name with a command-line encoder.
 func compressFile(t *testing.T, tool string, args ...string) {

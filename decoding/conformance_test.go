@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -18,19 +19,9 @@ import (
 // beside the repository (not copied into it).
 const vectorsDir = "../../shared/vectors"
 
-// needTool returns the path of a command-line encoder, skipping the test
-// when it is absent, except under CI where .ci/run installs it.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s not installed; .ci/run must install it", name)
-		}
-		t.Skipf("%s not installed (apt-get install %s); skipping conformance test", name, name)
-	}
-	return p
-}
+// needTool returns the path of a command-line encoder; see
+// testenc.NeedTool.
+var needTool = testenc.NeedTool
 
 // run runs a command with stdin and returns its stdout.
 func run(t *testing.T, stdin []byte, name string, args ...string) []byte {

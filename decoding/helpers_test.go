@@ -2,7 +2,6 @@ package decoding
 
 import (
 	"bytes"
-	"errors"
 	"testing"
 
 	"github.com/boundhttp/boundhttp/internal/testenc"
@@ -26,18 +25,7 @@ var codings = testenc.Codings
 // text is a deterministic, moderately compressible body.
 func text(n int) []byte { return testenc.Text(n) }
 
-// stageOf returns the stage of a *limits.Error, "" for nil and "other:..."
-// for any other error.
-func stageOf(err error) string {
-	if err == nil {
-		return ""
-	}
-	var e *limits.Error
-	if errors.As(err, &e) {
-		return string(e.Stage)
-	}
-	return "other: " + err.Error()
-}
+var stageOf = testenc.StageOf
 
 // decodeAll runs ReadAll and checks the whole-or-nothing rule.
 func decodeAll(t testing.TB, body []byte, ce string, b limits.Budget, opts ...Option) ([]byte, error) {
