@@ -30,6 +30,7 @@ type Reader struct {
 
 	start    time.Time
 	sizeHint int64         // expected decoded size, for ReadAllChunks
+	runes    int64         // characters returned, when MaxDecodedRunes is set
 	fault    *limits.Error // first budget breach, shared by all layers
 	srcErr   error         // a read error of the source that is not ours
 	err      error         // sticky result of Read
@@ -101,7 +102,22 @@ func (d *Reader) Read(p []byte) (int, error) {
 			return 0, d.err
 		}
 	}
+	if d.b.MaxDecodedRunes > 0 {
+		// Each character takes at least one byte: asking for one byte past
+		// the remaining characters can yield at most one character too many.
+		if left := d.b.MaxDecodedRunes - d.runes + 1; int64(len(p)) > left {
+			p = p[:left]
+		}
+	}
 	n, err := d.top.Read(p)
+	if d.b.MaxDecodedRunes > 0 && n > 0 {
+		d.runes += countRunes(p[:n])
+		if d.runes > d.b.MaxDecodedRunes {
+			d.fail(&limits.Error{Stage: limits.StageRunes, Limit: d.b.MaxDecodedRunes,
+				Observed: d.runes, Encoding: d.top.name})
+			err, n = d.fault, 0
+		}
+	}
 	if d.b.MaxRatio > 0 && d.top.out > limits.RatioGrace && err == nil {
 		if float64(d.top.out) > d.b.MaxRatio*float64(d.wire.n) {
 			d.fail(&limits.Error{Stage: limits.StageRatio, Limit: int64(d.b.MaxRatio),
@@ -282,4 +298,16 @@ func (l *layer) fail(err error) error {
 	}
 	d.fail(&limits.Error{Stage: limits.StageIntegrity, Encoding: l.name, Observed: *l.inCount, Err: err})
 	return d.fault
+}
+
+// countRunes counts the UTF-8 sequence starts in p: the bytes that are not
+// continuation bytes.
+func countRunes(p []byte) int64 {
+	var n int64
+	for _, c := range p {
+		if c&0xc0 != 0x80 {
+			n++
+		}
+	}
+	return n
 }

@@ -69,6 +69,19 @@ type Budget struct {
 	// infinity is invalid, as is a positive value below 1.
 	MaxRatio float64
 
+	// MaxDecodedRunes caps the characters of the decoded body, for text
+	// handed to agents whose tool-output ceilings are stated in characters
+	// or tokens. A character is a UTF-8 sequence: every byte that is not a
+	// continuation byte (10xxxxxx) starts one, so the count is exact across
+	// reads and invalid bytes count as one character each (stray
+	// continuation bytes count as none; MaxDecodedBytes still bounds them).
+	// Since a character takes 1 to 4 bytes, MaxDecodedBytes bounds
+	// characters too; as a rule of thumb for English text, one token is
+	// about 4 characters, so a ceiling of T tokens is about 4*T characters.
+	// Unit: characters. Zero means no separate character cap (the byte cap
+	// still applies); negative is invalid.
+	MaxDecodedRunes int64
+
 	// Timeout caps the time from the first body byte asked for to the
 	// verified end of the body. It does not cover connecting, sending the
 	// request or waiting for response headers. Zero means none.
@@ -96,6 +109,8 @@ func (b Budget) Validate() error {
 		return fmt.Errorf("limits: Budget.MaxRatio is invalid (%v)", b.MaxRatio)
 	case b.MaxRatio > 0 && b.MaxRatio < 1:
 		return fmt.Errorf("limits: Budget.MaxRatio is below 1 (%v)", b.MaxRatio)
+	case b.MaxDecodedRunes < 0:
+		return fmt.Errorf("limits: Budget.MaxDecodedRunes is negative (%d)", b.MaxDecodedRunes)
 	case b.Timeout < 0:
 		return fmt.Errorf("limits: Budget.Timeout is negative (%v)", b.Timeout)
 	}

@@ -28,6 +28,7 @@ func TestValidate(t *testing.T) {
 		{"ratio NaN", Budget{MaxRatio: math.NaN()}, "MaxRatio"},
 		{"ratio Inf", Budget{MaxRatio: math.Inf(1)}, "MaxRatio"},
 		{"negative timeout", Budget{Timeout: -time.Second}, "Timeout"},
+		{"negative runes", Budget{MaxDecodedRunes: -1}, "MaxDecodedRunes"},
 		{"most negative", Budget{MaxWireBytes: math.MinInt64}, "MaxWireBytes"},
 	}
 	for _, tt := range tests {
@@ -48,7 +49,7 @@ func TestWithDefaults(t *testing.T) {
 	if got != want {
 		t.Errorf("Budget{}.WithDefaults() = %+v, want %+v", got, want)
 	}
-	set := Budget{MaxWireBytes: 1, MaxDecodedBytes: 2, MaxLayers: 3, MaxWindowBytes: 4, MaxRatio: 5, Timeout: 6}
+	set := Budget{MaxWireBytes: 1, MaxDecodedBytes: 2, MaxLayers: 3, MaxWindowBytes: 4, MaxRatio: 5, MaxDecodedRunes: 7, Timeout: 6}
 	if got := set.WithDefaults(); got != set {
 		t.Errorf("WithDefaults(%+v) = %+v, want it unchanged", set, got)
 	}
@@ -90,7 +91,7 @@ func TestErrorIs(t *testing.T) {
 		stage Stage
 		want  error
 	}{
-		{StageWire, ErrTooLarge}, {StageDecoded, ErrTooLarge}, {StageLayers, ErrTooLarge},
+		{StageWire, ErrTooLarge}, {StageDecoded, ErrTooLarge}, {StageRunes, ErrTooLarge}, {StageLayers, ErrTooLarge},
 		{StageWindow, ErrTooLarge}, {StageRatio, ErrTooLarge}, {StageIntegrity, ErrMalformed},
 		{StageEncoding, ErrUnsupported}, {StageTimeout, ErrTimeout},
 	}

@@ -16,6 +16,7 @@ const (
 	StageEncoding  Stage = "encoding"  // a content-coding that cannot be decoded
 	StageWindow    Stage = "window"    // decoder history a stream declares
 	StageDecoded   Stage = "decoded"   // bytes after content decoding
+	StageRunes     Stage = "runes"     // characters after content decoding
 	StageRatio     Stage = "ratio"     // decoded / wire
 	StageIntegrity Stage = "integrity" // truncation, bad checksum, trailing bytes
 	StageTimeout   Stage = "timeout"   // time to the verified end of the body
@@ -23,8 +24,8 @@ const (
 
 // Sentinels that classify an [*Error] for [errors.Is].
 var (
-	// ErrTooLarge matches breaches of StageWire, StageDecoded, StageLayers,
-	// StageWindow and StageRatio.
+	// ErrTooLarge matches breaches of StageWire, StageDecoded, StageRunes,
+	// StageLayers, StageWindow and StageRatio.
 	ErrTooLarge = errors.New("limits: body too large")
 	// ErrMalformed matches StageIntegrity: the body is truncated, corrupt,
 	// fails a checksum or carries bytes after its end.
@@ -110,6 +111,8 @@ func unit(s Stage) string {
 	switch s {
 	case StageLayers:
 		return " codings"
+	case StageRunes:
+		return " characters"
 	case StageRatio:
 		return " (decoded/wire)"
 	case StageTimeout:
@@ -130,7 +133,7 @@ func (e *Error) Is(target error) bool {
 // unknown stage.
 func (s Stage) Sentinel() error {
 	switch s {
-	case StageWire, StageDecoded, StageLayers, StageWindow, StageRatio:
+	case StageWire, StageDecoded, StageRunes, StageLayers, StageWindow, StageRatio:
 		return ErrTooLarge
 	case StageIntegrity:
 		return ErrMalformed
