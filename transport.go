@@ -170,7 +170,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Header.Del("Content-Length")
 		resp.Uncompressed = true
 	}
-	if t.Streaming || isRedirect(resp) {
+	if t.Streaming || isRedirect(resp) || streamingRequested(req.Context()) {
 		resp.ContentLength = -1
 		resp.Body = body
 		return resp, nil

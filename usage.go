@@ -44,16 +44,25 @@ func withUsageCell(ctx context.Context, c *usageCell) context.Context {
 // because of Client.Timeout), since it also finds the record through
 // resp.Request's context.
 func UsageOf(resp *http.Response) (limits.Usage, bool) {
+	if c := cellOf(resp); c != nil {
+		return c.get()
+	}
+	return limits.Usage{}, false
+}
+
+// cellOf finds the usage record of a response that came through a
+// Transport, or nil.
+func cellOf(resp *http.Response) *usageCell {
 	if resp == nil {
-		return limits.Usage{}, false
+		return nil
 	}
 	if c, ok := resp.Body.(interface{ cell() *usageCell }); ok {
-		return c.cell().get()
+		return c.cell()
 	}
 	if resp.Request != nil {
 		if c, ok := resp.Request.Context().Value(usageKey{}).(*usageCell); ok {
-			return c.get()
+			return c
 		}
 	}
-	return limits.Usage{}, false
+	return nil
 }
