@@ -20,12 +20,13 @@ const (
 	StageRatio     Stage = "ratio"     // decoded / wire
 	StageIntegrity Stage = "integrity" // truncation, bad checksum, trailing bytes
 	StageTimeout   Stage = "timeout"   // time to the verified end of the body
+	StageJSON      Stage = "json"      // the shape of a JSON document
 )
 
 // Sentinels that classify an [*Error] for [errors.Is].
 var (
 	// ErrTooLarge matches breaches of StageWire, StageDecoded, StageRunes,
-	// StageLayers, StageWindow and StageRatio.
+	// StageLayers, StageWindow, StageRatio and StageJSON.
 	ErrTooLarge = errors.New("limits: body too large")
 	// ErrMalformed matches StageIntegrity: the body is truncated, corrupt,
 	// fails a checksum or carries bytes after its end.
@@ -60,6 +61,13 @@ type Error struct {
 	Declared bool
 	// Encoding is the content-coding involved, if any ("gzip", "br", ...).
 	Encoding string
+	// Field names the limit that tripped where a stage has several: for
+	// StageJSON "MaxDepth", "MaxArrayLen", "MaxStringLen" or
+	// "MaxObjectMembers"; "syntax" for a JSON syntax error (StageIntegrity).
+	Field string
+	// Pointer is where in a JSON document the limit tripped, as a JSON
+	// Pointer (RFC 6901) with object keys as written in the source.
+	Pointer string
 	// Err is the underlying cause (a decoder's error), or nil.
 	Err error
 }
@@ -85,6 +93,10 @@ func (e *Error) Error() string {
 		}
 	default:
 		b = append(b, " limit exceeded: "...)
+		if e.Field != "" {
+			b = append(b, e.Field...)
+			b = append(b, ": "...)
+		}
 		if e.Declared {
 			b = append(b, "declared "...)
 		} else {
@@ -100,6 +112,10 @@ func (e *Error) Error() string {
 			b = append(b, ')')
 		}
 	}
+	if e.Stage == StageJSON || e.Pointer != "" {
+		b = append(b, " at "...)
+		b = strconv.AppendQuote(b, e.Pointer)
+	}
 	if e.Err != nil {
 		b = append(b, ": "...)
 		b = append(b, e.Err.Error()...)
@@ -113,6 +129,8 @@ func unit(s Stage) string {
 		return " codings"
 	case StageRunes:
 		return " characters"
+	case StageJSON:
+		return ""
 	case StageRatio:
 		return " (decoded/wire)"
 	case StageTimeout:
@@ -133,7 +151,7 @@ func (e *Error) Is(target error) bool {
 // unknown stage.
 func (s Stage) Sentinel() error {
 	switch s {
-	case StageWire, StageDecoded, StageRunes, StageLayers, StageWindow, StageRatio:
+	case StageWire, StageDecoded, StageRunes, StageLayers, StageWindow, StageRatio, StageJSON:
 		return ErrTooLarge
 	case StageIntegrity:
 		return ErrMalformed
