@@ -78,6 +78,13 @@ type MiddlewareConfig struct {
 
 	// DecodeOptions are passed to the decoder of every body.
 	DecodeOptions []decoding.Option
+
+	// JSON, if set, holds the shape of every JSON request body
+	// (application/json, text/json, */*+json) to these limits before the
+	// handler sees it: a breach is answered 413 with stage json and the
+	// JSON Pointer of where it tripped, a syntax error 400. In streaming
+	// mode the check runs as the handler reads. Nil means no shape check.
+	JSON *limits.JSON
 }
 
 // NewMiddleware returns the middleware c describes, or an error if c.Budget
@@ -85,6 +92,11 @@ type MiddlewareConfig struct {
 func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) {
 	if err := c.Budget.Validate(); err != nil {
 		return nil, err
+	}
+	if c.JSON != nil {
+		if err := c.JSON.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	codings := decoding.Supported
 	if c.Codings != nil {
@@ -174,6 +186,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	}
 	r2 = r2.WithContext(withUsageCell(r.Context(), cell))
 
+	checkJSON := m.cfg.JSON != nil && isJSON(r.Header.Get("Content-Type"))
 	rc := http.NewResponseController(w)
 	var deadline bool
 	if b.Timeout > 0 {
@@ -181,6 +194,9 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	}
 	if m.cfg.Streaming {
 		sb := &serverBody{d: d, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
+		if checkJSON {
+			sb.json, _ = decoding.NewJSONChecker(*m.cfg.JSON) // validated in NewMiddleware
+		}
 		r2.Body = sb
 		if len(codings) > 0 {
 			r2.ContentLength = -1
@@ -199,6 +215,9 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	chunks, err := d.ReadAllChunks()
 	if deadline {
 		rc.SetReadDeadline(time.Time{})
+	}
+	if err == nil && checkJSON {
+		err = checkJSONChunks(chunks, *m.cfg.JSON)
 	}
 	if err != nil {
 		le := serverError(err, b.Timeout)

@@ -16,8 +16,9 @@ type serverBody struct {
 	timeout  time.Duration
 	deadline bool // a read deadline was set on the connection
 	rc       *http.ResponseController
-	err      *limits.Error // the breach, for the middleware's answer
-	rerr     error         // the sticky error handed to the handler
+	json     *decoding.JSONChecker // nil: no shape check
+	err      *limits.Error         // the breach, for the middleware's answer
+	rerr     error                 // the sticky error handed to the handler
 }
 
 func (s *serverBody) Read(p []byte) (int, error) {
@@ -25,6 +26,15 @@ func (s *serverBody) Read(p []byte) (int, error) {
 		return 0, s.rerr
 	}
 	n, err := s.d.Read(p)
+	if s.json != nil {
+		if _, jerr := s.json.Write(p[:n]); jerr != nil {
+			n, err = 0, jerr
+		} else if err == io.EOF {
+			if jerr := s.json.Close(); jerr != nil {
+				err = jerr
+			}
+		}
+	}
 	if err == nil {
 		return n, nil
 	}

@@ -78,6 +78,13 @@ type Transport struct {
 	// decoding.WithMaxMembers.
 	DecodeOptions []decoding.Option
 
+	// JSON, if set, holds the shape of every JSON response body
+	// (application/json, text/json, */*+json) to these limits, after
+	// decoding and before the caller sees it: a breach is a *limits.Error of
+	// stage json, a syntax error one of stage integrity. In streaming mode
+	// the check runs as the body is read. Nil means no shape check.
+	JSON *limits.JSON
+
 	once sync.Once
 	base http.RoundTripper
 }
@@ -170,9 +177,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Header.Del("Content-Length")
 		resp.Uncompressed = true
 	}
+	checkJSON := t.JSON != nil && isJSON(resp.Header.Get("Content-Type"))
 	if t.Streaming || isRedirect(resp) || streamingRequested(req.Context()) {
 		resp.ContentLength = -1
 		resp.Body = body
+		if checkJSON {
+			jc, err := decoding.NewJSONChecker(*t.JSON)
+			if err != nil {
+				return fail(err)
+			}
+			resp.Body = &jsonCheckReader{ReadCloser: body, c: jc}
+		}
 		return resp, nil
 	}
 	if !coded {
@@ -180,6 +195,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	chunks, err := body.readAll()
 	body.Close()
+	if err == nil && checkJSON {
+		err = checkJSONChunks(chunks, *t.JSON)
+	}
 	if err != nil {
 		return nil, err
 	}

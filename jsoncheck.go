@@ -1,0 +1,55 @@
+package boundhttp
+
+import (
+	"io"
+	"mime"
+	"strings"
+
+	"github.com/boundhttp/boundhttp/decoding"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// isJSON reports whether a Content-Type names JSON: application/json,
+// text/json or any type with the +json suffix (RFC 6839).
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || mt == "text/json" || strings.HasSuffix(mt, "+json")
+}
+
+// checkJSONChunks checks a whole body held in chunks.
+func checkJSONChunks(chunks [][]byte, l limits.JSON) error {
+	c, err := decoding.NewJSONChecker(l)
+	if err != nil {
+		return err
+	}
+	for _, ch := range chunks {
+		if _, err := c.Write(ch); err != nil {
+			return err
+		}
+	}
+	return c.Close()
+}
+
+// jsonCheckReader checks a streamed body as it is read: a breach is
+// returned instead of the bytes that caused it, and io.EOF only after the
+// document ended well.
+type jsonCheckReader struct {
+	io.ReadCloser
+	c *decoding.JSONChecker
+}
+
+func (j *jsonCheckReader) Read(p []byte) (int, error) {
+	n, err := j.ReadCloser.Read(p)
+	if _, cerr := j.c.Write(p[:n]); cerr != nil {
+		return 0, cerr
+	}
+	if err == io.EOF {
+		if cerr := j.c.Close(); cerr != nil {
+			return 0, cerr
+		}
+	}
+	return n, err
+}
