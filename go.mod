@@ -4,5 +4,6 @@ go 1.26.8
 
 require (
 	github.com/andybalholm/brotli v1.3.0
+	github.com/google/go-cmp v0.7.0
 	github.com/klauspost/compress v1.20.4
 )

@@ -1,17 +1,20 @@
 package boundhttp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/boundhttp/boundhttp/decoding"
 	"github.com/boundhttp/boundhttp/limits"
+	"github.com/boundhttp/boundhttp/schema"
 )
 
 // Middleware returns middleware that charges every request body to b, with
@@ -85,6 +88,14 @@ type MiddlewareConfig struct {
 	// JSON Pointer of where it tripped, a syntax error 400. In streaming
 	// mode the check runs as the handler reads. Nil means no shape check.
 	JSON *limits.JSON
+
+	// ToolSchemas maps tool names to their input schemas (the inputSchema
+	// of MCP tools served behind this middleware). NewMiddleware audits
+	// them and logs one warning per tool, at start-up, whose input has no
+	// ceiling or whose largest tools/call request does not fit Budget with
+	// schema.DefaultHeadroom (see package schema). Logged to Logger, or to
+	// slog.Default if Logger is nil. It does not change what is accepted.
+	ToolSchemas map[string]json.RawMessage
 }
 
 // NewMiddleware returns the middleware c describes, or an error if c.Budget
@@ -112,6 +123,7 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 			codings = append(codings, name)
 		}
 	}
+	auditTools(c)
 	m := &middleware{cfg: c, codings: codings, acceptEncoding: strings.Join(append(codings[:len(codings):len(codings)], "identity"), ", ")}
 	if m.cfg.Reject == nil {
 		m.cfg.Reject = WriteProblem
@@ -234,6 +246,31 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	r2.ContentLength = full.size
 	r2.Header.Set("Content-Length", strconv.FormatInt(full.size, 10))
 	next.ServeHTTP(w, r2)
+}
+
+// auditTools logs the tools whose input the budget cannot carry.
+func auditTools(c MiddlewareConfig) {
+	if len(c.ToolSchemas) == 0 {
+		return
+	}
+	log := c.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	names := make([]string, 0, len(c.ToolSchemas))
+	for name := range c.ToolSchemas {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		r, err := schema.AuditTool(name, c.ToolSchemas[name], schema.Options{})
+		if err == nil {
+			err = r.Check(c.Budget, schema.DefaultHeadroom)
+		}
+		if err != nil {
+			log.Warn("boundhttp: tool input does not fit the body budget", "tool", name, "err", err)
+		}
+	}
 }
 
 // serverError turns a read error into the rejection to report, or nil when

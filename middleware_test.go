@@ -452,3 +452,38 @@ func TestMiddlewareLogsRejections(t *testing.T) {
 		t.Errorf("the log record holds body bytes: %v", attrs)
 	}
 }
+
+// TestMiddlewareAuditsToolSchemas: schemas that disagree with the budget are
+// logged at start-up, naming the tool and the numbers.
+func TestMiddlewareAuditsToolSchemas(t *testing.T) {
+	t.Parallel()
+	rec := &logRecorder{}
+	_, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{
+		Budget: limits.Budget{MaxWireBytes: 64 << 10, MaxDecodedBytes: 64 << 10},
+		Logger: slog.New(rec),
+		ToolSchemas: map[string]json.RawMessage{
+			"ok":      json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{"q":{"type":"string","maxLength":100}}}`),
+			"toobig":  json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{"q":{"type":"string","maxLength":100000}}}`),
+			"nolimit": json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{"ids":{"type":"array","items":{"type":"integer"}}}}`),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var got []string
+	for _, r := range rec.recs {
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "tool" || a.Key == "err" {
+				got = append(got, a.Value.String())
+			}
+			return true
+		})
+	}
+	text := strings.Join(got, " | ")
+	if len(rec.recs) != 2 || !strings.Contains(text, "nolimit") || !strings.Contains(text, "array without maxItems") ||
+		!strings.Contains(text, "toobig") || !strings.Contains(text, "65536") || strings.Contains(text, `"ok"`) {
+		t.Errorf("start-up warnings: %d records: %s; want nolimit and toobig (naming 65536), not ok", len(rec.recs), text)
+	}
+}

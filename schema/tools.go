@@ -1,0 +1,99 @@
+package schema
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// A ToolReport is the audit of one tool's inputSchema.
+type ToolReport struct {
+	Name string `json:"name"`
+	// Findings are the unbounded places, with paths into the document
+	// given to [AuditTools].
+	Findings []Finding `json:"findings,omitempty"`
+	// WorstRequest is the largest tools/call request for the tool
+	// ([RequestWorstCase]); zero when Findings is not empty.
+	WorstRequest int64 `json:"worst_request_bytes,omitempty"`
+}
+
+// Check reports whether the tool's input has a ceiling that fits b with
+// headroom; see [CheckBudget].
+func (r ToolReport) Check(b limits.Budget, headroom float64) error {
+	if len(r.Findings) > 0 {
+		var msgs []string
+		for _, f := range r.Findings {
+			msgs = append(msgs, f.String())
+		}
+		return fmt.Errorf("tool %q: %w: %s", r.Name, ErrUnbounded, strings.Join(msgs, "; "))
+	}
+	if err := CheckBudget(r.WorstRequest, b, headroom); err != nil {
+		return fmt.Errorf("tool %q: %w", r.Name, err)
+	}
+	return nil
+}
+
+// AuditTools audits every tool of a tools/list result: either the result
+// object {"tools": [...]} or the whole JSON-RPC response {"result":
+// {"tools": [...]}}. Each inputSchema is its own document for $ref.
+func AuditTools(doc []byte, o Options) ([]ToolReport, error) {
+	v, err := parse(doc)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := v.(map[string]any)
+	prefix := ""
+	if res, ok := m["result"].(map[string]any); ok {
+		m, prefix = res, "/result"
+	}
+	tools, ok := m["tools"].([]any)
+	if !ok {
+		return nil, fmt.Errorf("schema: no tools list in the document")
+	}
+	var reports []ToolReport
+	for i, t := range tools {
+		tm, _ := t.(map[string]any)
+		name, _ := tm["name"].(string)
+		r := auditTool(name, tm["inputSchema"], o)
+		base := prefix + "/tools/" + strconv.Itoa(i) + "/inputSchema"
+		for j := range r.Findings {
+			if r.Findings[j].Path == "/" {
+				r.Findings[j].Path = base
+			} else {
+				r.Findings[j].Path = base + r.Findings[j].Path
+			}
+		}
+		reports = append(reports, r)
+	}
+	return reports, nil
+}
+
+// AuditTool audits the inputSchema doc of the tool named name.
+func AuditTool(name string, doc []byte, o Options) (ToolReport, error) {
+	v, err := parse(doc)
+	if err != nil {
+		return ToolReport{}, err
+	}
+	return auditTool(name, v, o), nil
+}
+
+func auditTool(name string, schema any, o Options) ToolReport {
+	r := ToolReport{Name: name}
+	if schema == nil {
+		r.Findings = []Finding{{Path: "/", Kind: KindAny, Message: "no inputSchema"}}
+		return r
+	}
+	w := &walker{root: schema}
+	w.node("", schema)
+	r.Findings = w.findings
+	if len(r.Findings) == 0 {
+		if args, err := worstOf(schema, o); err == nil {
+			r.WorstRequest = requestSize(name, args, o)
+		} else {
+			r.Findings = []Finding{{Path: "/", Kind: KindAny, Message: err.Error()}}
+		}
+	}
+	return r
+}
