@@ -1,0 +1,97 @@
+// Command fetch is a fetch tool for agents: it GETs one URL through
+// boundhttp.Transport and prints a boundhttp.Result as JSON. A body that
+// breaks the budget is reported as rejected, with the stage and the limit,
+// and none of its bytes.
+//
+// Usage:
+//
+//	fetch [flags] URL
+//
+// Exit status: 0 complete (or preview), 2 the server answered 4xx/5xx,
+// 3 rejected by the budget, 4 failed (network, TLS, protocol), 1 bad usage.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// Exit statuses.
+const (
+	exitComplete  = 0
+	exitUsage     = 1
+	exitHTTPError = 2
+	exitRejected  = 3
+	exitFailed    = 4
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fetch", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var b limits.Budget
+	fs.Int64Var(&b.MaxWireBytes, "max-wire", 0, "body bytes read off the connection, before decoding (0: 4 MiB)")
+	fs.Int64Var(&b.MaxDecodedBytes, "max-decoded", 0, "body bytes after decoding (0: 4 MiB)")
+	fs.Int64Var(&b.MaxDecodedRunes, "max-chars", 0, "characters after decoding (0: no separate cap)")
+	fs.Float64Var(&b.MaxRatio, "max-ratio", 0, "decoded/wire ratio (0: off)")
+	fs.DurationVar(&b.Timeout, "body-timeout", 30*time.Second, "time to read and verify the body")
+	preview := fs.Int64("preview", 0, "return at most this many decoded bytes, labelled incomplete (0: whole body)")
+	timeout := fs.Duration("timeout", time.Minute, "time for the whole request")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: fetch [flags] URL")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	if err := b.Validate(); err != nil {
+		fmt.Fprintln(stderr, "fetch:", err)
+		return exitUsage
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fs.Arg(0), nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "fetch:", err)
+		return exitUsage
+	}
+	client := &http.Client{Transport: &boundhttp.Transport{Budget: b}}
+	var r boundhttp.Result
+	if *preview > 0 {
+		r = boundhttp.Preview(client, req, *preview)
+	} else {
+		r = boundhttp.Fetch(client, req)
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		fmt.Fprintln(stderr, "fetch:", err)
+		return exitFailed
+	}
+	switch r.Status {
+	case boundhttp.StatusComplete, boundhttp.StatusPreview:
+		return exitComplete
+	case boundhttp.StatusHTTPError:
+		return exitHTTPError
+	case boundhttp.StatusRejected:
+		return exitRejected
+	}
+	return exitFailed
+}
