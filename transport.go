@@ -3,6 +3,7 @@ package boundhttp
 import (
 	"context"
 	"errors"
+	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -42,7 +43,9 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // that carry no body (HEAD, 1xx, 204, 304) pass unchanged. Redirects (301,
 // 302, 303, 307, 308 with a Location) are always streamed, so the 2 KiB that
 // http.Client reads before following one cost a small bounded read, never a
-// full decode. A 206 response with a content-coding is rejected with
+// full decode. Server-sent event streams (text/event-stream, as MCP's
+// streamable HTTP uses) are always streamed too, since they have no end to
+// wait for; their total is still charged to the budget. A 206 response with a content-coding is rejected with
 // [limits.StageEncoding]: a byte range of an encoded representation cannot
 // be decoded on its own; when a request has a Range header and no
 // Accept-Encoding, the Transport asks for identity.
@@ -178,7 +181,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Uncompressed = true
 	}
 	checkJSON := t.JSON != nil && isJSON(resp.Header.Get("Content-Type"))
-	if t.Streaming || isRedirect(resp) || streamingRequested(req.Context()) {
+	if t.Streaming || isRedirect(resp) || isEventStream(resp) || streamingRequested(req.Context()) {
 		resp.ContentLength = -1
 		resp.Body = body
 		if checkJSON {
@@ -220,6 +223,13 @@ func hasBody(req *http.Request, resp *http.Response) bool {
 		return false
 	}
 	return true
+}
+
+// isEventStream reports whether resp is a server-sent event stream, which
+// has no end to wait for.
+func isEventStream(resp *http.Response) bool {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt == "text/event-stream"
 }
 
 // isRedirect reports whether http.Client would follow resp.

@@ -637,3 +637,31 @@ func TestTransportConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestTransportEventStreamIsStreamed: a server-sent event stream reaches
+// the caller as it arrives, not after an end that never comes.
+func TestTransportEventStreamIsStreamed(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: first\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer s.Close()
+	defer close(release)
+	resp, err := (&http.Client{Transport: &boundhttp.Transport{Budget: limits.Budget{Timeout: time.Minute}}}).Get(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, 64)
+	n, err := resp.Body.Read(buf)
+	if err != nil || string(buf[:n]) != "data: first\n\n" || resp.ContentLength != -1 {
+		t.Errorf("event stream: read %q, %v, ContentLength %d; want the first event streamed", buf[:n], err, resp.ContentLength)
+	}
+}
