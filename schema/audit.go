@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -226,24 +227,10 @@ func tupleOf(s map[string]any) ([]any, bool) {
 }
 
 func (w *walker) object(path string, s map[string]any) {
-	if props, ok := s["properties"].(map[string]any); ok {
-		names := make([]string, 0, len(props))
-		for n := range props {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			w.node(path+"/properties/"+escapeToken(n), props[n])
-		}
-	}
-	if pp, ok := s["patternProperties"].(map[string]any); ok {
-		names := make([]string, 0, len(pp))
-		for n := range pp {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			w.node(path+"/patternProperties/"+escapeToken(n), pp[n])
+	for _, kw := range []string{"properties", "patternProperties"} {
+		members, _ := s[kw].(map[string]any)
+		for _, n := range slices.Sorted(maps.Keys(members)) {
+			w.node(path+"/"+kw+"/"+escapeToken(n), members[n])
 		}
 	}
 	add, hasAdd := s["additionalProperties"]
