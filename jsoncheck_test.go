@@ -80,3 +80,43 @@ func TestJSONShapeLimits(t *testing.T) {
 		t.Errorf("NewMiddleware(JSON MaxDepth -1) = nil error")
 	}
 }
+
+// TestJSONBreachStopsTheStream: in streaming mode the shape check runs as
+// the body is read, so a breach near the start is reported there, not
+// after the whole body was handed over.
+func TestJSONBreachStopsTheStream(t *testing.T) {
+	t.Parallel()
+	shape := limits.JSON{MaxArrayLen: 4}
+	doc := "[" + strings.Repeat("1,", 1<<20) + "1]" // the fifth element breaks the limit
+	read := make(chan int, 1)
+	mw, _ := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{JSON: &shape, Streaming: true})
+	srv := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		read <- int(n)
+	})))
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(doc))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := <-read; resp.StatusCode != 413 || n > 64<<10 {
+		t.Errorf("Middleware streaming: handler read %d of %d bytes before the breach, status %d; want the breach early and 413", n, len(doc), resp.StatusCode)
+	}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, doc)
+	}))
+	defer s.Close()
+	cresp, err := (&http.Client{Transport: &boundhttp.Transport{JSON: &shape, Streaming: true}}).Get(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, cresp.Body)
+	cresp.Body.Close()
+	if stageOf(err) != "json" || n > 64<<10 {
+		t.Errorf("Transport streaming: read %d bytes, %v; want the json breach early", n, err)
+	}
+}
