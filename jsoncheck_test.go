@@ -79,6 +79,10 @@ func TestJSONShapeLimits(t *testing.T) {
 	if _, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{JSON: &limits.JSON{MaxDepth: -1}}); err == nil {
 		t.Errorf("NewMiddleware(JSON MaxDepth -1) = nil error")
 	}
+	req, _ := http.NewRequest("GET", "http://127.0.0.1:1/", nil)
+	if _, err := (&boundhttp.Transport{JSON: &limits.JSON{MaxArrayLen: -1}}).RoundTrip(req); err == nil || !strings.Contains(err.Error(), "JSON.MaxArrayLen") {
+		t.Errorf("RoundTrip with JSON MaxArrayLen -1 = %v, want the invalid limit named before any request", err)
+	}
 }
 
 // TestJSONBreachStopsTheStream: in streaming mode the shape check runs as

@@ -124,6 +124,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeRequestBody(req)
 		return nil, err
 	}
+	if t.JSON != nil {
+		if err := t.JSON.Validate(); err != nil {
+			closeRequestBody(req)
+			return nil, err
+		}
+	}
 	b = b.WithDefaults()
 
 	ctx, cancel := context.WithCancel(req.Context())
@@ -185,10 +191,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.ContentLength = -1
 		resp.Body = body
 		if checkJSON {
-			jc, err := decoding.NewJSONChecker(*t.JSON)
-			if err != nil {
-				return fail(err)
-			}
+			jc, _ := decoding.NewJSONChecker(*t.JSON) // validated above
 			resp.Body = &jsonCheckReader{ReadCloser: body, c: jc}
 		}
 		return resp, nil
