@@ -1,47 +1,24 @@
 package boundhttp
 
-import "io"
+import (
+	"errors"
+	"io"
+
+	"github.com/boundhttp/boundhttp/decoding"
+)
 
 // fullBody serves a verified, decoded body from memory, in the chunks it
-// was read into.
+// was read into, and returns them to their pool on Close.
 type fullBody struct {
-	chunks [][]byte
+	chunks [][]byte // never resliced, so that Close can release them
+	i, off int      // the next byte is chunks[i][off]
 	size   int64
 	c      *usageCell
+	closed bool
 }
 
-func (f *fullBody) Read(p []byte) (int, error) {
-	if len(f.chunks) == 0 {
-		return 0, io.EOF
-	}
-	var n int
-	for n < len(p) && len(f.chunks) > 0 {
-		m := copy(p[n:], f.chunks[0])
-		n += m
-		if f.chunks[0] = f.chunks[0][m:]; len(f.chunks[0]) == 0 {
-			f.chunks = f.chunks[1:]
-		}
-	}
-	return n, nil
-}
-
-// WriteTo writes the rest of the body to w without an intermediate buffer.
-func (f *fullBody) WriteTo(w io.Writer) (int64, error) {
-	var n int64
-	for len(f.chunks) > 0 {
-		m, err := w.Write(f.chunks[0])
-		n += int64(m)
-		f.chunks[0] = f.chunks[0][m:]
-		if err != nil {
-			return n, err
-		}
-		f.chunks = f.chunks[1:]
-	}
-	return n, nil
-}
-
-func (*fullBody) Close() error       { return nil }
-func (f *fullBody) cell() *usageCell { return f.c }
+// errBodyClosed is returned by reads after Close.
+var errBodyClosed = errors.New("boundhttp: read on closed body")
 
 // newFullBody returns a body serving chunks, recording into c.
 func newFullBody(chunks [][]byte, c *usageCell) *fullBody {
@@ -51,5 +28,57 @@ func newFullBody(chunks [][]byte, c *usageCell) *fullBody {
 	}
 	return f
 }
+
+func (f *fullBody) Read(p []byte) (int, error) {
+	if f.closed {
+		return 0, errBodyClosed
+	}
+	if f.i == len(f.chunks) {
+		return 0, io.EOF
+	}
+	var n int
+	for n < len(p) && f.i < len(f.chunks) {
+		m := copy(p[n:], f.chunks[f.i][f.off:])
+		n += m
+		f.advance(m)
+	}
+	return n, nil
+}
+
+// advance moves past m bytes of the current chunk.
+func (f *fullBody) advance(m int) {
+	if f.off += m; f.off == len(f.chunks[f.i]) {
+		f.i, f.off = f.i+1, 0
+	}
+}
+
+// WriteTo writes the rest of the body to w without an intermediate buffer.
+func (f *fullBody) WriteTo(w io.Writer) (int64, error) {
+	if f.closed {
+		return 0, errBodyClosed
+	}
+	var n int64
+	for f.i < len(f.chunks) {
+		m, err := w.Write(f.chunks[f.i][f.off:])
+		n += int64(m)
+		f.advance(m)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Close returns the chunks to their pool; reads after Close fail.
+func (f *fullBody) Close() error {
+	if !f.closed {
+		f.closed = true
+		decoding.ReleaseChunks(f.chunks)
+		f.chunks = nil
+	}
+	return nil
+}
+
+func (f *fullBody) cell() *usageCell { return f.c }
 
 var _ io.ReadCloser = (*fullBody)(nil)

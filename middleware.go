@@ -245,6 +245,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	r2.Body = full
 	r2.ContentLength = full.size
 	r2.Header.Set("Content-Length", strconv.FormatInt(full.size, 10))
+	defer full.Close() // the handler has returned: its body is done with
 	next.ServeHTTP(w, r2)
 }
 

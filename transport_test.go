@@ -665,3 +665,38 @@ func TestTransportEventStreamIsStreamed(t *testing.T) {
 		t.Errorf("event stream: read %q, %v, ContentLength %d; want the first event streamed", buf[:n], err, resp.ContentLength)
 	}
 }
+
+// TestTransportPooledChunks: whole bodies are served from pooled chunks
+// that return to the pool on Close; a closed body cannot be read, and an
+// open body is never overwritten by the next one.
+func TestTransportPooledChunks(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := n.Add(1)
+		serve(w, body{coding: "gzip", data: encode("gzip", bytes.Repeat([]byte{byte('a' + i)}, 300000))})
+	}))
+	defer s.Close()
+	c := &http.Client{Transport: &boundhttp.Transport{}}
+	fetch := func() *http.Response {
+		resp, err := c.Get(s.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	first, second := fetch(), fetch()
+	first.Body.Close()
+	if _, err := first.Body.Read(make([]byte, 1)); err == nil {
+		t.Errorf("Read after Close = nil error")
+	}
+	third := fetch() // may reuse the first body's chunks
+	for i, resp := range []*http.Response{second, third} {
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := bytes.Repeat([]byte{byte('a' + 2 + i)}, 300000)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("body %d: %d bytes, %v; want %d bytes of %q", i+2, len(got), err, len(want), want[0])
+		}
+	}
+}

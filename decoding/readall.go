@@ -2,6 +2,7 @@ package decoding
 
 import (
 	"io"
+	"sync"
 
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -44,27 +45,65 @@ func (d *Reader) ReadAll() ([]byte, error) {
 	for _, c := range chunks {
 		out = append(out, c...)
 	}
+	ReleaseChunks(chunks)
 	return out, nil
 }
 
 // Chunk sizes of ReadAllChunks: the first is small so that small bodies stay
-// cheap, later ones double up to maxChunk.
+// cheap, later ones double up to maxChunk. Chunks come from pools, one per
+// power-of-two size class.
 const (
-	minChunk = 512
-	maxChunk = 64 << 10
+	minChunk   = 512
+	maxChunk   = 64 << 10
+	numClasses = 8 // 512 B, 1 KiB, ... 64 KiB
 )
+
+var chunkPools [numClasses]sync.Pool // of *[]byte
+
+// getChunk returns a slice of n bytes (n <= maxChunk) whose capacity is
+// the smallest size class that holds n.
+func getChunk(n int64) []byte {
+	c := 0
+	for int64(minChunk)<<c < n {
+		c++
+	}
+	if p, ok := chunkPools[c].Get().(*[]byte); ok {
+		return (*p)[:n]
+	}
+	return make([]byte, n, minChunk<<c)
+}
+
+// ReleaseChunks returns chunks from [Reader.ReadAllChunks] to their pools.
+// The caller must not use them afterwards. Slices of other origins are
+// ignored.
+func ReleaseChunks(chunks [][]byte) {
+	for _, ch := range chunks {
+		c := cap(ch)
+		if c < minChunk || c > maxChunk || c&(c-1) != 0 {
+			continue
+		}
+		class := 0
+		for minChunk<<class < c {
+			class++
+		}
+		ch = ch[:0]
+		chunkPools[class].Put(&ch)
+	}
+}
 
 // ReadAllChunks reads the rest of d to its verified end and returns the
 // decoded bytes as consecutive chunks, or an error and no bytes. It avoids
-// the copying of a growing buffer: each chunk is allocated once, at most
-// the size of what remains of the decoded limit. It returns the decoders to
-// their pools and does not close the source.
+// the copying of a growing buffer: chunks of 512 B to 64 KiB come from
+// pools and are filled once; their capacity exceeds what remains of the
+// decoded limit by less than one chunk. Give them back with
+// [ReleaseChunks] when done. It returns the decoders to their pools and
+// does not close the source.
 func (d *Reader) ReadAllChunks() ([][]byte, error) {
 	defer d.releaseDecoders()
 	remaining := d.b.MaxDecodedBytes - d.top.out
 	size := int64(minChunk)
 	if d.sizeHint > 0 {
-		size = min(d.sizeHint, remaining)
+		size = min(d.sizeHint, remaining, maxChunk)
 	}
 	var chunks [][]byte
 	var probe [minChunk]byte
@@ -78,14 +117,17 @@ func (d *Reader) ReadAllChunks() ([][]byte, error) {
 		}
 		if err == io.EOF {
 			if n > 0 {
-				chunks = append(chunks, append([]byte(nil), p[:n]...))
+				buf := getChunk(int64(n))
+				copy(buf, p[:n])
+				chunks = append(chunks, buf)
 			}
 			return chunks, nil
 		}
 		if err != nil {
+			ReleaseChunks(chunks)
 			return nil, err
 		}
-		buf := make([]byte, min(max(size, int64(n)), remaining))
+		buf := getChunk(min(max(size, int64(n)), remaining))
 		copy(buf, p[:n])
 		m, err := d.fill(buf[n:])
 		m += n
@@ -97,6 +139,7 @@ func (d *Reader) ReadAllChunks() ([][]byte, error) {
 		case io.EOF:
 			return chunks, nil
 		default:
+			ReleaseChunks(chunks)
 			return nil, err
 		}
 	}
@@ -105,7 +148,8 @@ func (d *Reader) ReadAllChunks() ([][]byte, error) {
 // SetSizeHint tells [Reader.ReadAll] and [Reader.ReadAllChunks] how many
 // decoded bytes to expect, for example the Content-Length of an identity
 // body. It sizes the first chunk only, capped by what remains of the decoded
-// limit: a wrong hint costs memory within the limit, never correctness.
+// limit and by the largest chunk: a wrong hint costs memory within the
+// limit, never correctness.
 func (d *Reader) SetSizeHint(n int64) { d.sizeHint = n }
 
 // fill reads until buf is full or the body ended; io.EOF means the
