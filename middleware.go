@@ -109,7 +109,7 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 			return nil, err
 		}
 	}
-	codings := decoding.Supported
+	codings := decoding.Supported()
 	if c.Codings != nil {
 		codings = make([]string, 0, len(c.Codings))
 		for _, name := range c.Codings {
@@ -124,7 +124,7 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 		}
 	}
 	auditTools(c)
-	m := &middleware{cfg: c, codings: codings, acceptEncoding: strings.Join(append(codings[:len(codings):len(codings)], "identity"), ", ")}
+	m := &middleware{cfg: c, codings: codings, acceptEncoding: strings.Join(append(slices.Clip(codings), "identity"), ", ")}
 	if m.cfg.Reject == nil {
 		m.cfg.Reject = WriteProblem
 	}

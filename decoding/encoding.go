@@ -2,9 +2,10 @@ package decoding
 
 import "strings"
 
-// Coding names this package decodes, in the order a client should prefer
-// them in Accept-Encoding.
-var Supported = []string{"zstd", "br", "gzip", "deflate"}
+// Supported returns the names of the codings this package decodes, in the
+// order a client should prefer them in Accept-Encoding. The slice is new on
+// every call.
+func Supported() []string { return []string{"zstd", "br", "gzip", "deflate"} }
 
 // ParseContentEncoding returns the codings of a Content-Encoding header value
 // in the order they were applied. Names are lowercased and trimmed of
