@@ -1,9 +1,9 @@
 // Command demo shows what boundhttp is for: small bodies that pass a
-// compressed-size check expand to megabytes in a naive decoder, and are
-// rejected by the bounded one with the stage and the limit that tripped.
+// compressed-size check expand to megabytes in a naive client or handler,
+// and are rejected whole by the bounded ones, with the stage and the limit
+// that tripped.
 //
-// It runs offline: every body is made here, and the HTTP part uses
-// loopback servers.
+// It runs offline: every body is made here and served on loopback.
 package main
 
 import (
@@ -17,18 +17,20 @@ import (
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/boundhttp/boundhttp"
-	"github.com/boundhttp/boundhttp/decoding"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
 const (
-	bombSize     = 2 << 20  // 2 MiB of one letter
-	sizeCheck    = 64 << 10 // a compressed-size check many tools rely on
-	decodedLimit = 64 << 10
+	bombSize  = 2 << 20  // 2 MiB of one letter
+	sizeCheck = 64 << 10 // a compressed-size check many tools rely on
 )
+
+// budget is the bounded side's: 64 KiB on the wire, 64 KiB decoded.
+var budget = limits.Budget{MaxWireBytes: sizeCheck, MaxDecodedBytes: 64 << 10}
 
 func main() {
 	if err := run(os.Stdout); err != nil {
@@ -38,101 +40,82 @@ func main() {
 }
 
 func run(w io.Writer) error {
-	run := bytes.Repeat([]byte("a"), bombSize)
-	budget := limits.Budget{MaxWireBytes: sizeCheck, MaxDecodedBytes: decodedLimit}
+	data := bytes.Repeat([]byte("a"), bombSize)
 	fmt.Fprintf(w, "budget: wire %d bytes, decoded %d bytes\n\n", budget.MaxWireBytes, budget.MaxDecodedBytes)
-	for _, c := range []string{"gzip", "br", "zstd"} {
-		body, err := compress(c, run)
+	client := &http.Client{Transport: &boundhttp.Transport{Budget: budget}}
+	for _, coding := range []string{"gzip", "deflate", "br", "zstd"} {
+		body, err := compress(coding, data)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%s: a %d-byte body\n", c, len(body))
-		fmt.Fprintf(w, "  compressed-size check (%d bytes): passes=%v\n", sizeCheck, len(body) <= sizeCheck)
-		n, err := naiveDecode(c, body)
+		srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			rw.Header().Set("Content-Encoding", coding)
+			rw.Write(body)
+		}))
+		fmt.Fprintf(w, "%s: a %d-byte response (compressed-size check of %d bytes passes: %v)\n", coding, len(body), sizeCheck, len(body) <= sizeCheck)
+		n, err := naiveFetch(srv.URL, coding)
 		if err != nil {
+			srv.Close()
 			return err
 		}
-		fmt.Fprintf(w, "  naive decoder: %d bytes\n", n)
-		_, err = decoding.ReadAll(bytes.NewReader(body), c, budget)
+		fmt.Fprintf(w, "  naive net/http client: %d bytes decoded\n", n)
+		_, err = client.Get(srv.URL)
+		srv.Close()
 		var e *limits.Error
 		if !errors.As(err, &e) {
-			return fmt.Errorf("%s bomb: bounded decoder returned %v, want a *limits.Error", c, err)
+			return fmt.Errorf("%s: boundhttp.Transport returned %v, want a *limits.Error", coding, err)
 		}
-		fmt.Fprintf(w, "  bounded decoder: rejected, stage=%s limit=%d observed=%d (%v)\n\n", e.Stage, e.Limit, e.Observed, errors.Is(err, limits.ErrTooLarge))
+		fmt.Fprintf(w, "  boundhttp.Transport: rejected, stage=%s limit=%d observed=%d\n\n", e.Stage, e.Limit, e.Observed)
 	}
-	if err := overHTTP(w, run, budget); err != nil {
+	if err := server(w, data); err != nil {
 		return err
 	}
-	normal := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`)
-	body, err := compress("gzip", normal)
-	if err != nil {
-		return err
-	}
-	got, err := decoding.ReadAll(bytes.NewReader(body), "gzip", budget)
-	if err != nil {
-		return fmt.Errorf("normal body rejected: %v", err)
-	}
-	fmt.Fprintf(w, "normal gzip body of %d bytes: accepted, %d bytes decoded\n", len(body), len(got))
-	return nil
+	return normal(w, client)
 }
 
-func compress(coding string, data []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	var zw io.WriteCloser
-	switch coding {
-	case "gzip":
-		zw, _ = gzip.NewWriterLevel(&buf, gzip.BestCompression)
+// naiveFetch fetches url as most fetch tools do: net/http's own transport
+// (which decodes gzip by itself) and, for other codings, the decoder with
+// no limit.
+func naiveFetch(url, coding string) (int64, error) {
+	req, _ := http.NewRequest("GET", url, nil)
+	if coding != "gzip" {
+		req.Header.Set("Accept-Encoding", coding)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var r io.Reader = resp.Body
+	switch resp.Header.Get("Content-Encoding") {
+	case "deflate":
+		if r, err = zlib.NewReader(resp.Body); err != nil {
+			return 0, err
+		}
 	case "br":
-		zw = brotli.NewWriterLevel(&buf, brotli.BestCompression)
+		r = brotli.NewReader(resp.Body)
 	case "zstd":
-		var err error
-		if zw, err = zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedBestCompression)); err != nil {
-			return nil, err
+		zr, err := zstd.NewReader(resp.Body)
+		if err != nil {
+			return 0, err
 		}
+		defer zr.Close()
+		r = zr
 	}
-	if _, err := zw.Write(data); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return io.Copy(io.Discard, r)
 }
 
-// overHTTP shows the same gzip bomb through a real client and server on a
-// loopback port: Go's own transport decodes it whole, boundhttp.Transport
-// rejects it; a handler behind http.MaxBytesHandler decodes it whole, one
-// behind boundhttp.Middleware is never called.
-func overHTTP(w io.Writer, data []byte, budget limits.Budget) error {
+// server posts the gzip bomb to a handler behind http.MaxBytesHandler, which
+// decodes it whole, and to one behind boundhttp.Middleware, which is never
+// called.
+func server(w io.Writer, data []byte) error {
 	bomb, err := compress("gzip", data)
 	if err != nil {
 		return err
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		rw.Header().Set("Content-Encoding", "gzip")
-		rw.Write(bomb)
-	}))
-	defer srv.Close()
-
-	resp, err := srv.Client().Get(srv.URL) // stock transport, transparent gzip
-	if err != nil {
-		return err
-	}
-	n, _ := io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	fmt.Fprintf(w, "HTTP client, net/http: %d bytes from a %d-byte gzip response\n", n, len(bomb))
-	client := &http.Client{Transport: &boundhttp.Transport{Budget: budget}}
-	_, err = client.Get(srv.URL)
-	var e *limits.Error
-	if !errors.As(err, &e) {
-		return fmt.Errorf("boundhttp.Transport returned %v, want a *limits.Error", err)
-	}
-	fmt.Fprintf(w, "HTTP client, boundhttp.Transport: rejected, stage=%s limit=%d\n", e.Stage, e.Limit)
-
 	var decoded int64
 	naive := http.MaxBytesHandler(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		zr, err := gzip.NewReader(r.Body)
-		if err == nil {
+		if zr, err := gzip.NewReader(r.Body); err == nil {
 			decoded, _ = io.Copy(io.Discard, zr)
 		}
 	}), budget.MaxWireBytes)
@@ -153,34 +136,58 @@ func overHTTP(w io.Writer, data []byte, budget limits.Budget) error {
 		resp.Body.Close()
 		s.Close()
 		if i == 0 {
-			fmt.Fprintf(w, "HTTP server, http.MaxBytesHandler(%d): the handler decoded %d bytes\n", budget.MaxWireBytes, decoded)
+			fmt.Fprintf(w, "server, http.MaxBytesHandler(%d): the handler decoded %d bytes of a %d-byte gzip request\n", budget.MaxWireBytes, decoded, len(bomb))
 		} else {
-			fmt.Fprintf(w, "HTTP server, boundhttp.Middleware: %d, handler called=%v, %s", resp.StatusCode, called, answer)
+			fmt.Fprintf(w, "server, boundhttp.Middleware: %d, handler called=%v, %s\n", resp.StatusCode, called, answer)
 		}
 	}
-	fmt.Fprintln(w)
 	return nil
 }
 
-// naiveDecode decodes as most code does: no limit at all.
-func naiveDecode(coding string, body []byte) (int64, error) {
-	var r io.Reader
+// normal shows an ordinary body accepted whole.
+func normal(w io.Writer, client *http.Client) error {
+	doc := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`)
+	body, err := compress("gzip", doc)
+	if err != nil {
+		return err
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Encoding", "gzip")
+		rw.Write(body)
+	}))
+	defer srv.Close()
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		return fmt.Errorf("normal body rejected: %v", err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	u, _ := boundhttp.UsageOf(resp)
+	fmt.Fprintf(w, "normal gzip response: accepted, %d bytes on the wire, %d decoded: %s\n", u.WireBytes, len(got), got)
+	return nil
+}
+
+func compress(coding string, data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	var zw io.WriteCloser
 	switch coding {
 	case "gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			return 0, err
-		}
-		r = zr
+		zw, _ = gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	case "deflate":
+		zw, _ = zlib.NewWriterLevel(&buf, zlib.BestCompression)
 	case "br":
-		r = brotli.NewReader(bytes.NewReader(body))
+		zw = brotli.NewWriterLevel(&buf, brotli.BestCompression)
 	case "zstd":
-		zr, err := zstd.NewReader(bytes.NewReader(body))
-		if err != nil {
-			return 0, err
+		var err error
+		if zw, err = zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedBestCompression)); err != nil {
+			return nil, err
 		}
-		defer zr.Close()
-		r = zr
 	}
-	return io.Copy(io.Discard, r)
+	if _, err := zw.Write(data); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
