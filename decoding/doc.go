@@ -3,7 +3,8 @@
 //
 // The limit sits inside the decoder: each decoder is asked for at most the
 // bytes that remain in the budget plus one, so a bomb is detected one byte
-// past the limit and no buffer larger than the limit is allocated. Bytes read
+// past the limit, and what is held in memory grows with the bytes actually
+// decoded, never with a size a header declares. Bytes read
 // from a [Reader] are tentative until it returns [io.EOF], which it does only
 // after every coding ended cleanly: end-of-stream marker seen, checksums
 // verified, no trailing bytes, no extra gzip member or zstd frame. [ReadAll]

@@ -11,10 +11,11 @@ import (
 // codings of contentEncoding, against b. It returns the complete body, or an
 // error and no bytes: never a prefix.
 //
-// Memory: no buffer larger than b.MaxDecodedBytes is allocated, whatever a
-// header declares; the body is read into chunks that grow geometrically
-// (each capped by what remains of the limit) and joined once at the end.
-// ReadAll does not close r.
+// Memory: the body is read into pooled chunks of 512 B to 64 KiB whose
+// capacity exceeds the bytes read by less than one chunk, then joined once
+// into a slice of exactly the body's size; whatever a header declares, no
+// allocation is larger than the bytes decoded plus one chunk. ReadAll does
+// not close r.
 func ReadAll(r io.Reader, contentEncoding string, b limits.Budget, opts ...Option) ([]byte, error) {
 	d, err := NewReader(r, contentEncoding, b, opts...)
 	if err != nil {
