@@ -229,3 +229,21 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	c.reads++
 	return c.r.Read(p)
 }
+
+// TestReadAllMemoryFollowsTheBody: memory grows with the bytes decoded, not
+// with the limit or a hint: a 100-byte body under a 1 GiB limit, with a
+// 1 GiB size hint, costs a few KiB.
+func TestReadAllMemoryFollowsTheBody(t *testing.T) {
+	body := encode(t, "gzip", text(100))
+	b := limits.Budget{MaxDecodedBytes: 1 << 30, MaxWireBytes: 1 << 30}
+	ReadAll(bytes.NewReader(body), "gzip", b) // warm the pools
+	var got []byte
+	n := allocated(func() {
+		d, _ := NewReader(bytes.NewReader(body), "gzip", b)
+		d.SetSizeHint(1 << 30)
+		got, _ = d.ReadAll()
+	})
+	if len(got) != 100 || n > 64<<10 {
+		t.Errorf("ReadAll(100-byte body, 1 GiB limit and hint): %d bytes, %d allocated; want 100 bytes and under 64 KiB", len(got), n)
+	}
+}
