@@ -96,3 +96,38 @@ func TestParity(t *testing.T) {
 		}
 	}
 }
+
+// TestContentEncodingOnSeveralLines: a coding list split over several
+// header lines ("Content-Encoding: gzip" then "Content-Encoding: br") is one
+// list on both sides; reading only one line would hand on coded bytes.
+func TestContentEncodingOnSeveralLines(t *testing.T) {
+	t.Parallel()
+	data := text(20000)
+	wire := testencLayered(data, "gzip", "br")
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Content-Encoding", "gzip")
+		w.Header().Add("Content-Encoding", "br")
+		w.Write(wire)
+	}))
+	defer s.Close()
+	_, got, err := get(t, &boundhttp.Transport{}, s.URL)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Errorf("Transport, two Content-Encoding lines: %d bytes, %v; want the %d decoded bytes", len(got), err, len(data))
+	}
+	var handlerGot []byte
+	srv := httptest.NewServer(boundhttp.Middleware(limits.Budget{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handlerGot, _ = io.ReadAll(r.Body)
+	})))
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL, bytes.NewReader(wire))
+	req.Header.Add("Content-Encoding", "gzip")
+	req.Header.Add("Content-Encoding", "br")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Equal(handlerGot, data) {
+		t.Errorf("Middleware, two Content-Encoding lines: status %d, handler got %d bytes; want 200 and %d", resp.StatusCode, len(handlerGot), len(data))
+	}
+}
