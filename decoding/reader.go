@@ -89,10 +89,7 @@ func NewReader(r io.Reader, contentEncoding string, b limits.Budget, opts ...Opt
 // Read reads decoded bytes into p. See [Reader] for the guarantees.
 func (d *Reader) Read(p []byte) (int, error) {
 	if d.err != nil {
-		return 0, d.err
-	}
-	if d.closed {
-		return 0, ErrClosed
+		return 0, d.err // sticky; set to ErrClosed by Close
 	}
 	if d.b.Timeout > 0 {
 		if d.start.IsZero() {
@@ -166,6 +163,8 @@ func (d *Reader) Close() error {
 	return nil
 }
 
+// releaseDecoders returns the codecs to their pools. Afterwards d.err is
+// never nil, so Read does not reach the layers again.
 func (d *Reader) releaseDecoders() {
 	if d.release {
 		return
@@ -230,7 +229,7 @@ type layer struct {
 	d       *Reader
 	name    string
 	src     io.Reader
-	inCount *int64 // bytes the source has produced
+	inCount *int64 // bytes the source has produced, for error reports
 	dec     codec
 	out     int64
 	max     int64
@@ -250,9 +249,6 @@ func (l *layer) Read(p []byte) (int, error) {
 		return 0, d.fault
 	}
 	if l.dec == nil {
-		if d.release {
-			return 0, ErrClosed
-		}
 		dec, err := newCodec(l.name, l.src, d)
 		if err != nil {
 			return 0, l.fail(err)
@@ -270,11 +266,6 @@ func (l *layer) Read(p []byte) (int, error) {
 		return 0, d.fault
 	}
 	if err != nil && err != io.EOF {
-		if *l.inCount == 0 && l.out == 0 && d.fault == nil && d.srcErr == nil &&
-			(err == io.ErrUnexpectedEOF || errors.Is(err, io.ErrUnexpectedEOF)) {
-			// Zero bytes in: an empty body under any coding.
-			return 0, io.EOF
-		}
 		return n, l.fail(err)
 	}
 	return n, err
