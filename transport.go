@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/boundhttp/boundhttp/decoding"
 	"github.com/boundhttp/boundhttp/limits"
@@ -31,7 +30,8 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // read, decoded and verified, and a breach is an error from RoundTrip (which
 // [http.Client] wraps in a *url.Error that still matches
 // errors.As(err, **limits.Error)); the response is then not returned. The
-// returned Body serves the complete decoded bytes; Content-Encoding and
+// returned Body serves the complete decoded bytes from pooled memory that
+// Close gives back (reads after Close fail); Content-Encoding and
 // Content-Length are removed from the header, ContentLength is the decoded
 // length and Uncompressed is true when a coding was removed.
 //
@@ -178,8 +178,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	body := &bodyReader{d: d, c: cell, cancel: cancel}
 	if b.Timeout > 0 {
-		body.timer = time.AfterFunc(b.Timeout, body.expire)
-		body.timeout = b.Timeout
+		body.startTimer(b.Timeout)
 	}
 	if coded {
 		resp.Header.Del("Content-Encoding")

@@ -19,9 +19,15 @@ type bodyReader struct {
 	cancel  context.CancelFunc
 	timer   *time.Timer
 	timeout time.Duration
-	start   time.Time
+	start   time.Time // when the timer started
 	expired atomic.Bool
 	once    sync.Once
+}
+
+// startTimer arms Budget.Timeout, from the response headers on.
+func (b *bodyReader) startTimer(timeout time.Duration) {
+	b.timeout, b.start = timeout, time.Now()
+	b.timer = time.AfterFunc(timeout, b.expire)
 }
 
 // expire runs when Budget.Timeout elapses: cancelling the request's context
@@ -32,15 +38,11 @@ func (b *bodyReader) expire() {
 }
 
 func (b *bodyReader) Read(p []byte) (int, error) {
-	if b.start.IsZero() {
-		b.start = time.Now()
-	}
 	n, err := b.d.Read(p)
 	return n, b.after(err)
 }
 
 func (b *bodyReader) readAll() ([][]byte, error) {
-	b.start = time.Now()
 	data, err := b.d.ReadAllChunks()
 	if err == nil {
 		b.c.set(b.d.Usage(), true)
@@ -56,9 +58,8 @@ func (b *bodyReader) after(err error) error {
 		return nil
 	}
 	if err != io.EOF && b.expired.Load() {
-		el := time.Since(b.start)
 		err = &limits.Error{Stage: limits.StageTimeout, Limit: b.timeout.Milliseconds(),
-			Observed: max(el, b.timeout).Milliseconds(), Err: err}
+			Observed: time.Since(b.start).Milliseconds(), Err: err}
 	}
 	b.c.set(b.d.Usage(), err == io.EOF)
 	return err
