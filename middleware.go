@@ -139,15 +139,6 @@ type middleware struct {
 	acceptEncoding string
 }
 
-func (m *middleware) accepts(coding string) bool {
-	for _, c := range m.codings {
-		if c == coding {
-			return true
-		}
-	}
-	return false
-}
-
 func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	b := m.cfg.Budget
 	if m.cfg.BudgetFor != nil {
@@ -182,21 +173,19 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	}
 	codings := decoding.ParseContentEncoding(ce)
 	for _, c := range codings {
-		if !m.accepts(c) {
+		if !slices.Contains(m.codings, c) {
 			m.reject(w, r, &limits.Error{Stage: limits.StageEncoding, Encoding: c})
 			return
 		}
 	}
 	cell := new(usageCell)
-	r2 := new(http.Request)
-	*r2 = *r
+	r2 := r.WithContext(withUsageCell(r.Context(), cell)) // a shallow copy
 	r2.Header = r.Header.Clone()
 	r2.TransferEncoding = nil
 	r2.GetBody = nil
 	if len(codings) > 0 {
 		r2.Header.Del("Content-Encoding")
 	}
-	r2 = r2.WithContext(withUsageCell(r.Context(), cell))
 
 	checkJSON := m.cfg.JSON != nil && isJSON(r.Header.Get("Content-Type"))
 	rc := http.NewResponseController(w)
@@ -205,9 +194,10 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		deadline = rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
 	}
 	if m.cfg.Streaming {
-		sb := &serverBody{d: d, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
+		sb := &serverBody{r: d, d: d, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
 		if checkJSON {
-			sb.json, _ = decoding.NewJSONChecker(*m.cfg.JSON) // validated in NewMiddleware
+			jc, _ := decoding.NewJSONChecker(*m.cfg.JSON) // validated in NewMiddleware
+			sb.r = &jsonCheckReader{ReadCloser: d, c: jc}
 		}
 		r2.Body = sb
 		if len(codings) > 0 {

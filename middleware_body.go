@@ -11,30 +11,21 @@ import (
 
 // serverBody is the request body a handler reads in streaming mode.
 type serverBody struct {
+	r        io.Reader // d, or d behind a JSON shape check
 	d        *decoding.Reader
 	cell     *usageCell
 	timeout  time.Duration
 	deadline bool // a read deadline was set on the connection
 	rc       *http.ResponseController
-	json     *decoding.JSONChecker // nil: no shape check
-	err      *limits.Error         // the breach, for the middleware's answer
-	rerr     error                 // the sticky error handed to the handler
+	err      *limits.Error // the breach, for the middleware's answer
+	rerr     error         // the sticky error handed to the handler
 }
 
 func (s *serverBody) Read(p []byte) (int, error) {
 	if s.rerr != nil {
 		return 0, s.rerr
 	}
-	n, err := s.d.Read(p)
-	if s.json != nil {
-		if _, jerr := s.json.Write(p[:n]); jerr != nil {
-			n, err = 0, jerr
-		} else if err == io.EOF {
-			if jerr := s.json.Close(); jerr != nil {
-				err = jerr
-			}
-		}
-	}
+	n, err := s.r.Read(p)
 	if err == nil {
 		return n, nil
 	}
