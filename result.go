@@ -182,24 +182,15 @@ func Preview(client *http.Client, req *http.Request, n int64) Result {
 		return errorResult(err)
 	}
 	defer resp.Body.Close()
-	buf := make([]byte, min(n, 1<<20))
-	var got int
-	for int64(got) < n {
-		if got == len(buf) {
-			buf = append(buf, make([]byte, min(n-int64(got), int64(len(buf))))...)
-		}
-		m, err := resp.Body.Read(buf[got:])
-		got += m
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			r := errorResult(err)
-			r.HTTPStatus = resp.StatusCode
-			return r
-		}
+	// Cutting at n is the point of a preview, so io.LimitReader is right
+	// here; the budget still applies underneath it.
+	buf, err := io.ReadAll(io.LimitReader(resp.Body, n))
+	if err != nil {
+		r := errorResult(err)
+		r.HTTPStatus = resp.StatusCode
+		return r
 	}
-	data := trimPartialRune(buf[:got])
+	data := trimPartialRune(buf)
 	if b, ok := resp.Body.(*bodyReader); ok {
 		b.c.set(b.d.Usage(), false) // a preview stops before the end
 	}
