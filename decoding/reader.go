@@ -282,11 +282,8 @@ func (l *layer) fail(err error) error {
 	if d.srcErr != nil {
 		return d.srcErr
 	}
-	var le *limits.Error
-	if errors.As(err, &le) {
-		d.fail(le)
-		return d.fault
-	}
+	// Every budget breach was recorded in d.fault where it was detected, so
+	// what is left is the coding's own failure.
 	d.fail(&limits.Error{Stage: limits.StageIntegrity, Encoding: l.name, Observed: *l.inCount, Err: err})
 	return d.fault
 }

@@ -7,5 +7,7 @@
 //
 // Every limit is exact: a body of exactly N bytes passes a limit of N, and
 // N+1 fails. A zero field means the documented default; a negative field is
-// invalid. No field means "unlimited".
+// invalid. No field means "unlimited": the byte limits always apply, and the
+// fields whose default is "off" (MaxRatio, MaxDecodedRunes, Timeout) add a
+// check on top of them.
 package limits
