@@ -40,7 +40,9 @@ func rawDecode(coding string, body []byte) ([]byte, error) {
 		}
 		r = z
 	case "br":
-		r = brotli.NewReader(src)
+		// Large-window streams are accepted when their window fits the
+		// budget (stage window otherwise), so the reference must read them.
+		r = brotli.NewReaderOptions(src, brotli.ReaderOptions{LargeWindow: true})
 	case "zstd":
 		z, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(uint64(limits.DefaultMaxWindowBytes)))
 		if err != nil {
