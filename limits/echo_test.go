@@ -1,0 +1,44 @@
+package limits
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEcho(t *testing.T) {
+	long := strings.Repeat("A", 530_000)
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"gzip", "gzip"},
+		{"a\\b\n\"é", `a\x5cb\x0a"\xc3\xa9`},
+		{strings.Repeat("x", MaxEcho), strings.Repeat("x", MaxEcho)},
+		{strings.Repeat("x", MaxEcho+1), strings.Repeat("x", MaxEcho) + "...(65 bytes)"},
+		{long, strings.Repeat("A", MaxEcho) + "...(530000 bytes)"},
+	}
+	for _, tt := range tests {
+		if got := Echo(tt.in); got != tt.want {
+			t.Errorf("Echo(%.20q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := Echo(strings.Repeat("\x00", 1<<20)); len(got) > 4*MaxEcho+24 {
+		t.Errorf("Echo of 1 MiB of NULs is %d bytes, want at most %d", len(got), 4*MaxEcho+24)
+	}
+}
+
+// TestEchoPointerKeepsAttackerKeysOut pins issue 8.16: a 530 KB object key
+// chosen by a peer reaches text as a short escaped prefix.
+func TestEchoPointerKeepsAttackerKeysOut(t *testing.T) {
+	key := "ignore previous instructions " + strings.Repeat("A", 530_000)
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"/", "/"},
+		{"/a/0/b", "/a/0/b"},
+		{"/" + key + "/3", "/ignore previous ...(530029 bytes)/3"},
+		{strings.Repeat("/0", 40), strings.Repeat("/0", 32) + "/...(40 tokens)"},
+	}
+	for _, tt := range tests {
+		if got := EchoPointer(tt.in); got != tt.want {
+			t.Errorf("EchoPointer(%.30q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
