@@ -1,0 +1,261 @@
+package mcpbound
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Client defaults, used for zero fields of [ClientLimits]: the ceilings
+// Claude Code documents for MCP tool output.
+const (
+	DefaultWarnTokens    = 10000
+	DefaultMaxTokens     = 25000
+	DefaultMaxChars      = 50000
+	DefaultHardMaxChars  = 500000
+	DefaultMaxErrorChars = 11000
+	DefaultMaxSpillBytes = 256 << 20
+)
+
+// MaxResultSizeCharsKey is the member of a tool's _meta (in its tools/list
+// entry) through which a tool raises its own character ceiling.
+const MaxResultSizeCharsKey = "anthropic/maxResultSizeChars"
+
+// errorEndChars is how many characters of each end of a long error text are
+// kept.
+const errorEndChars = 5000
+
+// ClientLimits applies to tool results, as a sending middleware of the
+// official Go SDK's client, the ceilings real MCP clients apply:
+//
+//	cl.AddSendingMiddleware(mcpbound.ClientLimits{SpillDir: dir}.Middleware())
+//
+// The text of a result is measured as [ServerLimits] measures it: text
+// blocks joined by "\n", plus structuredContent's JSON unless a text block
+// equals it. For a successful tools/call result:
+//   - above WarnTokens, a warning is logged;
+//   - above MaxTokens or above the tool's character ceiling (MaxChars, or
+//     the tool's own _meta["anthropic/maxResultSizeChars"], at most
+//     HardMaxChars), the full text is written byte-exact to a new file
+//     (mode 0600) under SpillDir and the result's text and structured
+//     content are replaced by one text block naming the file's absolute
+//     path, its size in characters and bytes and why it was saved; other
+//     content (links, embedded resources) stays;
+//   - a result that contains an image is never saved to a file (as in
+//     Claude Code): its text is cut to fit MaxTokens and the tool's
+//     character ceiling, with the marker "[truncated: showing N of M
+//     characters; ...]"; images themselves are not counted;
+//   - a result that cannot be saved (bigger than MaxSpillBytes, or the
+//     file cannot be written) is cut the same way, and the marker says why.
+//
+// An error result (isError) longer than MaxErrorChars keeps its first and
+// last 5,000 characters with the marker between them; errors are never
+// saved. Nothing is cut silently.
+//
+// A tool that sets _meta["anthropic/maxResultSizeChars"] to a positive
+// integer N in its tools/list entry gets the ceiling min(N, HardMaxChars)
+// in place of MaxChars when that is larger (an override cannot lower it),
+// and MaxTokens does not apply to it: the tool has declared the size it
+// needs. The middleware learns these from the tools/list results it sees
+// (per session, every page of the list), so a client must list tools
+// before calling them for overrides to apply.
+//
+// Characters are Unicode code points; tokens are what Tokens counts. Zero
+// fields take the defaults; a negative one is a configuration error (see
+// [ClientLimits.Middleware]). The middleware is safe for concurrent use.
+type ClientLimits struct {
+	// WarnTokens: a successful result of more tokens is logged as a
+	// warning. Zero means 10,000.
+	WarnTokens int
+	// MaxTokens: a successful result of more tokens is saved to a file
+	// (or cut, when it has images). Zero means 25,000.
+	MaxTokens int
+	// MaxChars: a successful result of more characters is saved to a file
+	// whatever its token count. Zero means 50,000.
+	MaxChars int
+	// HardMaxChars is the most a tool may raise its own MaxChars to. Zero
+	// means 500,000; below MaxChars is a configuration error.
+	HardMaxChars int
+	// MaxErrorChars: an error text of more characters keeps its first and
+	// last 5,000 characters. Zero means 11,000; values up to 10,000 are a
+	// configuration error (there would be nothing to cut).
+	MaxErrorChars int
+	// MaxSpillBytes bounds the total size, in bytes, of the result files
+	// in SpillDir: before a new file is written, the oldest result files
+	// this package wrote there are removed until it fits. Files of other
+	// origins are neither counted nor touched. Zero means 256 MiB.
+	MaxSpillBytes int64
+	// SpillDir is the folder of saved results, created (mode 0700) if
+	// missing. Empty means a folder "mcpbound-results" in os.TempDir().
+	SpillDir string
+	// Logger receives the warnings; nil means slog.Default().
+	Logger *slog.Logger
+	// Tokens counts the tokens of a text. Nil means an estimate, not a
+	// tokenizer: one token per four characters, rounded up.
+	Tokens func(string) int
+}
+
+// Validate reports whether the limits are usable, and why not.
+func (l ClientLimits) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"WarnTokens", int64(l.WarnTokens)}, {"MaxTokens", int64(l.MaxTokens)}, {"MaxChars", int64(l.MaxChars)},
+		{"HardMaxChars", int64(l.HardMaxChars)}, {"MaxErrorChars", int64(l.MaxErrorChars)}, {"MaxSpillBytes", l.MaxSpillBytes}} {
+		if f.v < 0 {
+			return fmt.Errorf("mcpbound: ClientLimits.%s %d: negative (zero means the default)", f.name, f.v)
+		}
+	}
+	d := l.withDefaults()
+	if d.HardMaxChars < d.MaxChars {
+		return fmt.Errorf("mcpbound: ClientLimits.HardMaxChars %d below MaxChars %d", d.HardMaxChars, d.MaxChars)
+	}
+	if d.MaxErrorChars <= 2*errorEndChars {
+		return fmt.Errorf("mcpbound: ClientLimits.MaxErrorChars %d: must exceed %d, the two ends kept", d.MaxErrorChars, 2*errorEndChars)
+	}
+	return nil
+}
+
+// withDefaults returns l with zero fields set to their defaults.
+func (l ClientLimits) withDefaults() ClientLimits {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&l.WarnTokens, DefaultWarnTokens)
+	def(&l.MaxTokens, DefaultMaxTokens)
+	def(&l.MaxChars, DefaultMaxChars)
+	def(&l.HardMaxChars, DefaultHardMaxChars)
+	def(&l.MaxErrorChars, DefaultMaxErrorChars)
+	if l.MaxSpillBytes == 0 {
+		l.MaxSpillBytes = DefaultMaxSpillBytes
+	}
+	if l.SpillDir == "" {
+		l.SpillDir = filepath.Join(os.TempDir(), "mcpbound-results")
+	}
+	if l.Logger == nil {
+		l.Logger = slog.Default()
+	}
+	if l.Tokens == nil {
+		l.Tokens = EstimateTokens
+	}
+	return l
+}
+
+// EstimateTokens is the default token count of [ClientLimits]: one token per
+// four characters (code points), rounded up. It is an estimate, not a
+// tokenizer.
+func EstimateTokens(s string) int { return (chars(s) + 3) / 4 }
+
+// Middleware returns the sending middleware that applies the limits to
+// tools/call results and learns tools' overrides from tools/list results.
+// It panics if [ClientLimits.Validate] reports an error: a configuration
+// error is the program's, found at start-up; call Validate first to handle
+// it otherwise. SpillDir is made an absolute path when Middleware is
+// called.
+func (l ClientLimits) Middleware() mcp.Middleware {
+	if err := l.Validate(); err != nil {
+		panic(err)
+	}
+	c := &clientCaps{ClientLimits: l.withDefaults(), overrides: map[mcp.Session]map[string]int{}}
+	if abs, err := filepath.Abs(c.SpillDir); err == nil {
+		c.SpillDir = abs
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			switch r := res.(type) {
+			case *mcp.ListToolsResult:
+				if method == "tools/list" && r != nil {
+					c.learn(req, r)
+				}
+			case *mcp.CallToolResult:
+				if method == "tools/call" && r != nil {
+					name := ""
+					if p, ok := req.GetParams().(*mcp.CallToolParams); ok && p != nil {
+						name = p.Name
+					}
+					return c.apply(req.GetSession(), name, r), nil
+				}
+			}
+			return res, err
+		}
+	}
+}
+
+// clientCaps is the state of one ClientLimits middleware.
+type clientCaps struct {
+	ClientLimits
+	mu        sync.Mutex
+	overrides map[mcp.Session]map[string]int // tool name to its character ceiling
+	sessions  []mcp.Session                  // oldest first, at most maxSessions
+	spillMu   sync.Mutex                     // one spill at a time: the folder bound is a sum
+}
+
+// maxSessions bounds the sessions whose overrides are remembered.
+const maxSessions = 1024
+
+// maxOverrides bounds the tools remembered per session.
+const maxOverrides = 4096
+
+// learn records the character ceilings tools declare in a tools/list page.
+func (c *clientCaps) learn(req mcp.Request, r *mcp.ListToolsResult) {
+	s := req.GetSession()
+	firstPage := true
+	if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p != nil && p.Cursor != "" {
+		firstPage = false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, known := c.overrides[s]
+	if !known || firstPage {
+		if !known {
+			if len(c.sessions) == maxSessions {
+				delete(c.overrides, c.sessions[0])
+				c.sessions = c.sessions[1:]
+			}
+			c.sessions = append(c.sessions, s)
+		}
+		m = map[string]int{}
+		c.overrides[s] = m
+	}
+	for _, t := range r.Tools {
+		if t == nil || len(m) >= maxOverrides {
+			continue
+		}
+		if n, ok := positiveInt(t.Meta[MaxResultSizeCharsKey]); ok {
+			m[t.Name] = min(n, c.HardMaxChars)
+		}
+	}
+}
+
+// positiveInt returns v as a positive int, if it is one (JSON numbers
+// arrive as float64).
+func positiveInt(v any) (int, bool) {
+	f, ok := v.(float64)
+	if !ok || f < 1 || f != float64(int64(f)) || f > 1<<53 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// ceiling returns the character ceiling of tool and whether it is the
+// tool's own (which lifts MaxTokens).
+func (c *clientCaps) ceiling(s mcp.Session, tool string) (int, bool) {
+	c.mu.Lock()
+	n, ok := c.overrides[s][tool]
+	c.mu.Unlock()
+	if ok && n > c.MaxChars {
+		return n, true
+	}
+	return c.MaxChars, false
+}

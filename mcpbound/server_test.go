@@ -1,0 +1,233 @@
+package mcpbound
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestServerCapBoundary: a result of exactly MaxResultChars characters
+// passes untouched; one more is cut to at most MaxResultChars with a marker
+// whose N and M are right. Sabotage: comparing with <= max+1 passes the
+// over-by-one result and fails here.
+func TestServerCapBoundary(t *testing.T) {
+	for _, max := range []int{0, 256, 1000} {
+		lim := ServerLimits{MaxResultChars: max}
+		if max == 0 {
+			max = DefaultMaxResultChars
+		}
+		mw := lim.Middleware()
+		at := textResult(mixed(max))
+		if got := serverCall(t, mw, at); got != at {
+			t.Errorf("max %d: a result of exactly %d characters was changed", max, max)
+		}
+		s := mixed(max + 1)
+		out := onlyText(t, serverCall(t, mw, textResult(s)))
+		n, m := parseMarker(t, out)
+		if m != max+1 || !strings.HasPrefix(out, head(s, n)+"\n[truncated: showing ") {
+			t.Errorf("max %d: marker says %d of %d, want the head of %d characters", max, n, m, max+1)
+		}
+		if chars(out) > max || !utf8.ValidString(out) {
+			t.Errorf("max %d: cut result has %d characters (valid UTF-8: %v)", max, chars(out), utf8.ValidString(out))
+		}
+	}
+}
+
+// TestServerTextBlocksTogether: the cap counts all text blocks together,
+// joined by newlines, and leaves images alone.
+func TestServerTextBlocksTogether(t *testing.T) {
+	img := &mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")}
+	r := &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: strings.Repeat("a", 600)}, img, &mcp.TextContent{Text: strings.Repeat("b", 600)}}}
+	out := serverCall(t, ServerLimits{MaxResultChars: 1000}.Middleware(), r)
+	if len(out.Content) != 2 || out.Content[1] != img {
+		t.Fatalf("cut result content %v, want the cut text then the image", out.Content)
+	}
+	if _, m := parseMarker(t, onlyText(t, out)); m != 1201 {
+		t.Errorf("M = %d, want 1201 (600 + newline + 600)", m)
+	}
+	if len(r.Content) != 3 {
+		t.Errorf("the tool's own result was modified")
+	}
+}
+
+// TestServerStructuredCountedOnce: structured content and a text block
+// equal to its serialization count once; structured content with no such
+// block counts on its own. Sabotage: counting both doubles 700 to 1401
+// and cuts the first result.
+func TestServerStructuredCountedOnce(t *testing.T) {
+	sc := map[string]any{"v": strings.Repeat("x", 690)}
+	js, _ := json.Marshal(sc)
+	mw := ServerLimits{MaxResultChars: 1000}.Middleware()
+	dup := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(js)}}, StructuredContent: sc}
+	if got := serverCall(t, mw, dup); got != dup {
+		t.Errorf("structured content with its own text copy (%d characters) was cut", len(js))
+	}
+	alone := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("y", 400)}}, StructuredContent: sc}
+	out := serverCall(t, mw, alone)
+	if out.StructuredContent != nil {
+		t.Errorf("cut result kept structuredContent")
+	}
+	if _, m := parseMarker(t, onlyText(t, out)); m != 400+1+len(js) {
+		t.Errorf("M = %d, want %d", m, 400+1+len(js))
+	}
+}
+
+// TestServerErrorCut: an error text over the cap is cut the same way and
+// never kept in the store.
+func TestServerErrorCut(t *testing.T) {
+	store := NewStore(1<<20, time.Minute)
+	r := textResult(strings.Repeat("e", 5000))
+	r.IsError = true
+	out := serverCall(t, ServerLimits{MaxResultChars: 1000, Store: store}.Middleware(), r)
+	if !out.IsError || chars(onlyText(t, out)) > 1000 || len(out.Content) != 1 {
+		t.Errorf("error result: isError %v, %d blocks, %d characters", out.IsError, len(out.Content), chars(onlyText(t, out)))
+	}
+	if n, m := parseMarker(t, onlyText(t, out)); m != 5000 || n < 800 {
+		t.Errorf("marker %d of %d", n, m)
+	}
+	if store.bytes != 0 {
+		t.Errorf("an error result was kept")
+	}
+}
+
+// TestServerLimitsValidate: below the minimum and negative caps are
+// configuration errors that Middleware panics on.
+func TestServerLimitsValidate(t *testing.T) {
+	for _, v := range []int{-1, 1, MinResultChars - 1} {
+		if (ServerLimits{MaxResultChars: v}).Validate() == nil {
+			t.Errorf("MaxResultChars %d accepted", v)
+		}
+	}
+	if err := (ServerLimits{MaxResultChars: MinResultChars}).Validate(); err != nil {
+		t.Error(err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Middleware of an invalid configuration did not panic")
+		}
+	}()
+	ServerLimits{MaxResultChars: -5}.Middleware()
+}
+
+// linked runs the store-backed middleware and returns the result's link.
+func linked(t *testing.T, mw mcp.Middleware, s string) (*mcp.CallToolResult, *mcp.ResourceLink) {
+	t.Helper()
+	out := serverCall(t, mw, textResult(s))
+	for _, c := range out.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			return out, l
+		}
+	}
+	return out, nil
+}
+
+// readPage calls mw for resources/read of uri.
+func readPage(mw mcp.Middleware, uri string) (*mcp.ReadResourceResult, error) {
+	h := mw(func(context.Context, string, mcp.Request) (mcp.Result, error) {
+		return nil, errors.New("passed to the server")
+	})
+	res, err := h(context.Background(), "resources/read", &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: uri}})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*mcp.ReadResourceResult), nil
+}
+
+// TestStorePages: a kept result is served in pages of at most the cap,
+// each but the last naming the next, and they join to the original.
+// Sabotage: pages of max+1 characters fail the page-size check.
+func TestStorePages(t *testing.T) {
+	store := NewStore(1<<20, time.Minute)
+	mw := ServerLimits{MaxResultChars: 1000, Store: store}.Middleware()
+	s := mixed(3500)
+	out, link := linked(t, mw, s)
+	if link == nil || !strings.HasPrefix(link.URI, ResultURIPrefix) || len(link.URI) != len(ResultURIPrefix)+32 ||
+		link.Size == nil || *link.Size != int64(len(s)) || link.MIMEType == "" || link.Name == "" {
+		t.Fatalf("link %+v", link)
+	}
+	preview := onlyText(t, out)
+	if n, m := parseMarker(t, preview); m != 3500 || chars(preview) > 1000 || !strings.HasPrefix(preview, head(s, n)) || !strings.Contains(preview, link.URI) {
+		t.Errorf("preview %q", clip(preview))
+	}
+	var got strings.Builder
+	uri := link.URI
+	for i := 0; i < 10 && uri != ""; i++ {
+		page, err := readPage(mw, uri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := page.Contents[0].Text
+		if c := chars(text); c > 1000 || (c < 1000 && page.Meta[NextKey] != nil) {
+			t.Errorf("page %d: %d characters, next %v", i+1, c, page.Meta[NextKey])
+		}
+		got.WriteString(text)
+		uri, _ = page.Meta[NextKey].(string)
+	}
+	if got.String() != s {
+		t.Errorf("pages join to %d characters, want the original %d", chars(got.String()), chars(s))
+	}
+	if _, err := readPage(mw, link.URI+"?page=5"); err == nil {
+		t.Error("page 5 of 4 read")
+	}
+	if _, err := readPage(mw, ResultURIPrefix+strings.Repeat("0", 32)); err == nil || !strings.Contains(err.Error(), "unknown") {
+		t.Errorf("unknown link: %v", err)
+	}
+	if _, err := readPage(mw, "file:///etc/passwd"); err == nil || !strings.Contains(err.Error(), "passed to the server") {
+		t.Errorf("a read outside the scheme was not passed on: %v", err)
+	}
+}
+
+// TestStoreExpiry: a link read after the time to live fails, saying so.
+// Sabotage: a TTL check of After(expires + ttl) keeps it readable.
+func TestStoreExpiry(t *testing.T) {
+	store := NewStore(1<<20, time.Minute)
+	now := time.Now()
+	store.now = func() time.Time { return now }
+	mw := ServerLimits{MaxResultChars: 1000, Store: store}.Middleware()
+	_, link := linked(t, mw, mixed(2000))
+	now = now.Add(time.Minute)
+	if _, err := readPage(mw, link.URI); err != nil {
+		t.Errorf("read at the time to live: %v", err)
+	}
+	now = now.Add(time.Nanosecond)
+	_, err := readPage(mw, link.URI)
+	if err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("read after the time to live: %v, want an error saying it expired", err)
+	}
+}
+
+// TestStoreEviction: when the store is full the oldest results go; a result
+// bigger than the store is cut with the marker instead. Sabotage: a store
+// that never evicts fails the size check.
+func TestStoreEviction(t *testing.T) {
+	store := NewStore(5000, time.Minute)
+	mw := ServerLimits{MaxResultChars: 1000, Store: store}.Middleware()
+	var links []string
+	for i := 0; i < 4; i++ {
+		_, l := linked(t, mw, strings.Repeat(string(rune('a'+i)), 2000))
+		links = append(links, l.URI)
+	}
+	if store.bytes > 5000 {
+		t.Errorf("store holds %d bytes, cap 5000", store.bytes)
+	}
+	if _, err := readPage(mw, links[0]); err == nil {
+		t.Error("the oldest result survived a full store")
+	}
+	if _, err := readPage(mw, links[3]); err != nil {
+		t.Errorf("the newest result: %v", err)
+	}
+	out, l := linked(t, mw, strings.Repeat("z", 5001))
+	if l != nil || !strings.Contains(onlyText(t, out), "too large to keep") {
+		t.Errorf("a result bigger than the store: link %v, text %q", l, clip(onlyText(t, out)))
+	}
+	if _, m := parseMarker(t, onlyText(t, out)); m != 5001 {
+		t.Errorf("M = %d", m)
+	}
+}

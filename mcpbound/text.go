@@ -1,0 +1,71 @@
+package mcpbound
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// resultText is what this package measures and cuts in a tools/call result:
+// the text of its text blocks, joined by "\n", followed (after "\n") by the
+// JSON serialization of its structuredContent unless a text block already
+// equals that serialization, in which case the structured content is
+// counted once, through that block. Other content (images, audio, resource
+// links, embedded resources) is not text here: it passes unchanged and is
+// bounded only by the HTTP budget.
+type resultText struct {
+	text       string // the joined text
+	structured bool   // the result had structuredContent
+	onlyJSON   bool   // the text is the structured content's serialization alone
+	images     bool   // the result has image content
+	rest       []mcp.Content
+}
+
+// textOf returns the measured text of r.
+func textOf(r *mcp.CallToolResult) resultText {
+	var t resultText
+	var parts []string
+	for _, c := range r.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, c.Text)
+		case *mcp.ImageContent:
+			t.images = true
+			t.rest = append(t.rest, c)
+		default:
+			t.rest = append(t.rest, c)
+		}
+	}
+	if r.StructuredContent != nil {
+		t.structured = true
+		if js, err := json.Marshal(r.StructuredContent); err == nil {
+			s := string(js)
+			dup := false
+			for _, p := range parts {
+				if p == s {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				parts = append(parts, s)
+				t.onlyJSON = len(parts) == 1
+			} else {
+				t.onlyJSON = len(parts) == 1
+			}
+		}
+	}
+	t.text = strings.Join(parts, "\n")
+	return t
+}
+
+// withText returns a copy of r whose text blocks and structured content are
+// replaced by blocks, followed by r's other content in its order. r itself
+// is not modified.
+func withText(r *mcp.CallToolResult, t resultText, blocks ...mcp.Content) *mcp.CallToolResult {
+	out := *r
+	out.StructuredContent = nil
+	out.Content = append(append(make([]mcp.Content, 0, len(blocks)+len(t.rest)), blocks...), t.rest...)
+	return &out
+}
