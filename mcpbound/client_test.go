@@ -1,0 +1,309 @@
+package mcpbound
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// clientRig is a ClientLimits middleware over a fake server.
+type clientRig struct {
+	h    mcp.MethodHandler
+	next *mcp.CallToolResult
+	list *mcp.ListToolsResult
+	log  *bytes.Buffer
+	dir  string
+}
+
+func newRig(t *testing.T, l ClientLimits) *clientRig {
+	t.Helper()
+	r := &clientRig{log: new(bytes.Buffer)}
+	if l.SpillDir == "" {
+		l.SpillDir = t.TempDir()
+	}
+	r.dir = l.SpillDir
+	l.Logger = slog.New(slog.NewTextHandler(r.log, nil))
+	r.h = l.Middleware()(func(_ context.Context, method string, _ mcp.Request) (mcp.Result, error) {
+		if method == "tools/list" {
+			return r.list, nil
+		}
+		return r.next, nil
+	})
+	return r
+}
+
+// session is the one client session of these tests.
+var session = &mcp.ClientSession{}
+
+func (r *clientRig) call(t *testing.T, tool string, res *mcp.CallToolResult) *mcp.CallToolResult {
+	t.Helper()
+	r.next = res
+	out, err := r.h(context.Background(), "tools/call", &mcp.ClientRequest[*mcp.CallToolParams]{Session: session, Params: &mcp.CallToolParams{Name: tool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.(*mcp.CallToolResult)
+}
+
+func (r *clientRig) listTools(t *testing.T, tools ...*mcp.Tool) {
+	t.Helper()
+	r.list = &mcp.ListToolsResult{Tools: tools}
+	if _, err := r.h(context.Background(), "tools/list", &mcp.ClientRequest[*mcp.ListToolsParams]{Session: session, Params: &mcp.ListToolsParams{}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var savedRE = regexp.MustCompile(`^\[saved: this tool result was saved to the file (\S+) \((\d+) characters, (\d+) bytes\) because (.+)\]$`)
+
+// spilled reports whether out is the saved form of text, checking the file
+// when it is.
+func spilled(t *testing.T, out *mcp.CallToolResult, text string) bool {
+	t.Helper()
+	s := onlyText(t, out)
+	m := savedRE.FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	path := m[1]
+	if !filepath.IsAbs(path) {
+		t.Errorf("saved file %q is not an absolute path", path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != text {
+		t.Errorf("saved file holds %d bytes, not the %d bytes of the result", len(b), len(text))
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("saved file mode %v, want 0600", fi.Mode().Perm())
+	}
+	if m[2] != itoa(chars(text)) || m[3] != itoa(len(text)) {
+		t.Errorf("note says %s characters, %s bytes; want %d, %d", m[2], m[3], chars(text), len(text))
+	}
+	return true
+}
+
+// TestClientCharThreshold: exactly MaxChars characters pass untouched; one
+// more goes to a file, byte-exact, mode 0600, named with its absolute
+// path, size and reason. Sabotage: comparing with > ceiling+1 keeps the
+// over-by-one result in context.
+func TestClientCharThreshold(t *testing.T) {
+	for _, maxChars := range []int{0, 3000} {
+		r := newRig(t, ClientLimits{MaxChars: maxChars})
+		if maxChars == 0 {
+			maxChars = DefaultMaxChars
+		}
+		at := textResult(mixed(maxChars))
+		if got := r.call(t, "t", at); got != at {
+			t.Errorf("MaxChars %d: a result of exactly %d characters was changed", maxChars, maxChars)
+		}
+		over := mixed(maxChars + 1)
+		out := r.call(t, "t", textResult(over))
+		if !spilled(t, out, over) {
+			t.Errorf("MaxChars %d: a result of %d characters was not saved: %q", maxChars, maxChars+1, clip(onlyText(t, out)))
+		}
+		if !strings.Contains(onlyText(t, out), "over the limit of "+itoa(maxChars)+" characters") {
+			t.Errorf("note does not say why: %q", onlyText(t, out))
+		}
+	}
+}
+
+// TestClientTokenThreshold: exactly MaxTokens tokens pass, one more is
+// saved; with the default estimate (4 characters a token) and with a
+// counter of one token per character. Sabotage: > MaxTokens+1.
+func TestClientTokenThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		l             ClientLimits
+		atChars, over int
+	}{
+		{"estimate", ClientLimits{MaxChars: 200000}, 4 * DefaultMaxTokens, 4*DefaultMaxTokens + 1},
+		{"per-char", ClientLimits{Tokens: chars}, DefaultMaxTokens, DefaultMaxTokens + 1},
+		{"small", ClientLimits{MaxTokens: 100, WarnTokens: 50}, 400, 401},
+	} {
+		r := newRig(t, tc.l)
+		at := textResult(strings.Repeat("t", tc.atChars))
+		if got := r.call(t, "t", at); got != at {
+			t.Errorf("%s: a result of exactly the token limit (%d characters) was changed", tc.name, tc.atChars)
+		}
+		over := strings.Repeat("t", tc.over)
+		out := r.call(t, "t", textResult(over))
+		if !spilled(t, out, over) || !strings.Contains(onlyText(t, out), "tokens") {
+			t.Errorf("%s: one token over was not saved for its tokens: %q", tc.name, clip(onlyText(t, out)))
+		}
+	}
+}
+
+// TestClientWarnTokens: a warning above WarnTokens, none at it. Sabotage:
+// > WarnTokens+1 stays silent one token over.
+func TestClientWarnTokens(t *testing.T) {
+	r := newRig(t, ClientLimits{})
+	r.call(t, "t", textResult(strings.Repeat("w", 4*DefaultWarnTokens)))
+	if r.log.Len() != 0 {
+		t.Errorf("warning at exactly %d tokens: %s", DefaultWarnTokens, r.log)
+	}
+	r.call(t, "t", textResult(strings.Repeat("w", 4*DefaultWarnTokens+1)))
+	if !strings.Contains(r.log.String(), "tokens=10001") {
+		t.Errorf("no warning at %d tokens: %q", DefaultWarnTokens+1, r.log)
+	}
+}
+
+// TestClientOverride: a tool's _meta["anthropic/maxResultSizeChars"] raises
+// its ceiling up to HardMaxChars, never beyond, never lowers it, and lifts
+// the token limit for that tool. Sabotage: not clamping to HardMaxChars
+// keeps 500,001 characters in context.
+func TestClientOverride(t *testing.T) {
+	r := newRig(t, ClientLimits{})
+	r.listTools(t,
+		&mcp.Tool{Name: "raised", Meta: mcp.Meta{MaxResultSizeCharsKey: float64(200000)}},
+		&mcp.Tool{Name: "beyond", Meta: mcp.Meta{MaxResultSizeCharsKey: float64(900000)}},
+		&mcp.Tool{Name: "lowered", Meta: mcp.Meta{MaxResultSizeCharsKey: float64(1000)}},
+		&mcp.Tool{Name: "plain"})
+	for _, tc := range []struct {
+		tool    string
+		ceiling int
+	}{{"raised", 200000}, {"beyond", DefaultHardMaxChars}, {"lowered", DefaultMaxChars}, {"plain", DefaultMaxChars}} {
+		at := textResult(strings.Repeat("o", tc.ceiling))
+		if got := r.call(t, tc.tool, at); got != at {
+			t.Errorf("%s: %d characters (its ceiling) were changed", tc.tool, tc.ceiling)
+		}
+		over := strings.Repeat("o", tc.ceiling+1)
+		if out := r.call(t, tc.tool, textResult(over)); !spilled(t, out, over) {
+			t.Errorf("%s: %d characters were not saved", tc.tool, tc.ceiling+1)
+		}
+	}
+	// A new first page of tools/list replaces what was learnt.
+	r.listTools(t, &mcp.Tool{Name: "plain"})
+	if out := r.call(t, "raised", textResult(strings.Repeat("o", 60000))); !spilled(t, out, strings.Repeat("o", 60000)) {
+		t.Errorf("an override outlived the tools/list that dropped it")
+	}
+}
+
+// TestClientErrorTrim: an error of MaxErrorChars passes; one more keeps its
+// first and last 5,000 characters with the marker between. Sabotage:
+// > MaxErrorChars+1.
+func TestClientErrorTrim(t *testing.T) {
+	r := newRig(t, ClientLimits{})
+	at := textResult(mixed(DefaultMaxErrorChars))
+	at.IsError = true
+	if got := r.call(t, "t", at); got != at {
+		t.Errorf("an error of exactly %d characters was changed", DefaultMaxErrorChars)
+	}
+	s := mixed(DefaultMaxErrorChars + 1)
+	over := textResult(s)
+	over.IsError = true
+	out := onlyText(t, r.call(t, "t", over))
+	n, m := parseMarker(t, out)
+	if n != 10000 || m != DefaultMaxErrorChars+1 {
+		t.Errorf("marker %d of %d, want 10000 of %d", n, m, DefaultMaxErrorChars+1)
+	}
+	if !strings.HasPrefix(out, head(s, 5000)+"\n[truncated: ") || !strings.HasSuffix(out, "]\n"+tail(s, 5000)) {
+		t.Errorf("trimmed error is not head, marker, tail: %q", clip(out))
+	}
+	if entries, _ := os.ReadDir(r.dir); len(entries) != 0 {
+		t.Errorf("an error was saved to a file")
+	}
+}
+
+// TestClientImagesNotSpilled: a result with an image is never saved; its
+// text is cut to fit both the character and the token ceiling, the image
+// kept. Sabotage: dropping the image test saves it to a file.
+func TestClientImagesNotSpilled(t *testing.T) {
+	img := &mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")}
+	for _, tc := range []struct {
+		name string
+		l    ClientLimits
+		n    int
+		max  func(out string) bool
+	}{
+		{"chars", ClientLimits{}, DefaultMaxChars + 1, func(out string) bool { return chars(out) <= DefaultMaxChars }},
+		{"tokens", ClientLimits{Tokens: chars, MaxChars: 100000}, 30000, func(out string) bool { return chars(out) <= DefaultMaxTokens }},
+	} {
+		r := newRig(t, tc.l)
+		s := mixed(tc.n)
+		out := r.call(t, "t", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}, img}})
+		if len(out.Content) != 2 || out.Content[1] != img {
+			t.Fatalf("%s: content %v, want the text then the image", tc.name, out.Content)
+		}
+		text := onlyText(t, out)
+		n, m := parseMarker(t, text)
+		if m != tc.n || !strings.HasPrefix(text, head(s, n)) || !tc.max(text) || n < tc.n/2 {
+			t.Errorf("%s: %d characters shown of %d (marker %d of %d)", tc.name, chars(text), tc.n, n, m)
+		}
+		if entries, _ := os.ReadDir(r.dir); len(entries) != 0 {
+			t.Errorf("%s: a result with an image was saved to a file", tc.name)
+		}
+	}
+}
+
+// TestClientSpillFolderBound: the result files never exceed MaxSpillBytes:
+// the oldest go first, and a result bigger than the bound is cut with the
+// marker instead. Sabotage: skipping makeRoom lets the folder grow.
+func TestClientSpillFolderBound(t *testing.T) {
+	r := newRig(t, ClientLimits{MaxChars: 1000, MaxSpillBytes: 5000})
+	other := filepath.Join(r.dir, "notes.txt")
+	os.WriteFile(other, bytes.Repeat([]byte("n"), 9000), 0o600)
+	var first string
+	for i := 0; i < 5; i++ {
+		s := strings.Repeat(string(rune('a'+i)), 2000)
+		out := r.call(t, "t", textResult(s))
+		if !spilled(t, out, s) {
+			t.Fatalf("result %d not saved", i)
+		}
+		if i == 0 {
+			first = savedRE.FindStringSubmatch(onlyText(t, out))[1]
+		}
+		var sum int64
+		entries, _ := os.ReadDir(r.dir)
+		for _, e := range entries {
+			if fi, _ := e.Info(); strings.HasPrefix(e.Name(), spillPrefix) {
+				sum += fi.Size()
+			}
+		}
+		if sum > 5000 {
+			t.Errorf("after %d results the folder holds %d bytes of results, bound 5000", i+1, sum)
+		}
+	}
+	if _, err := os.Stat(first); err == nil {
+		t.Error("the oldest result file survived")
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a file this package did not write was touched: %v", err)
+	}
+	big := strings.Repeat("z", 5001)
+	out := onlyText(t, r.call(t, "t", textResult(big)))
+	if n, m := parseMarker(t, out); m != 5001 || n > 1000 || !strings.Contains(out, "could not be saved") {
+		t.Errorf("result over the folder bound: %q", clip(out))
+	}
+}
+
+// TestClientLimitsValidate: negative fields are configuration errors that
+// Middleware panics on; zero takes the defaults.
+func TestClientLimitsValidate(t *testing.T) {
+	for _, l := range []ClientLimits{{WarnTokens: -1}, {MaxTokens: -1}, {MaxChars: -1}, {HardMaxChars: -1},
+		{MaxErrorChars: -1}, {MaxSpillBytes: -1}, {MaxChars: 600000}, {MaxErrorChars: 10000}} {
+		if l.Validate() == nil {
+			t.Errorf("%+v accepted", l)
+		}
+	}
+	if err := (ClientLimits{}).Validate(); err != nil {
+		t.Error(err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Middleware of an invalid configuration did not panic")
+		}
+	}()
+	ClientLimits{MaxTokens: -1}.Middleware()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
