@@ -2,7 +2,10 @@ module github.com/boundhttp/boundhttp/examples/mcp
 
 go 1.26.8
 
-require github.com/boundhttp/boundhttp v0.0.0
+require (
+	github.com/boundhttp/boundhttp v0.0.0
+	github.com/boundhttp/boundhttp/mcpbound v0.0.0
+)
 
 require (
 	github.com/andybalholm/brotli v1.3.0 // indirect
@@ -18,4 +21,7 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/boundhttp/boundhttp => ../..
+replace (
+	github.com/boundhttp/boundhttp => ../..
+	github.com/boundhttp/boundhttp/mcpbound => ../../mcpbound
+)

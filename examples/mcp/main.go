@@ -5,6 +5,12 @@
 // tools/call request must fit the budget with headroom, so the cap the tool
 // promises is one the transport can carry. A tool call over the budget is
 // answered with a JSON-RPC error that names the limit.
+//
+// Tool output is capped on both sides with mcpbound: the server cuts every
+// tools/call result to 20,000 characters (keeping big ones in a store and
+// handing them by resource_link, read back page by page), the list tool
+// pages with a bounded limit and a cursor, and the client applies an
+// agent's ceilings, saving a result over them to a file.
 package main
 
 import (
@@ -18,12 +24,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/limits"
+	"github.com/boundhttp/boundhttp/mcpbound"
 	"github.com/boundhttp/boundhttp/schema"
 )
 
@@ -59,13 +67,43 @@ func checkSchema() (schema.ToolReport, error) {
 }
 
 // repeatSchema is the input schema of the "repeat" tool, whose output can
-// exceed what the client's budget accepts.
+// exceed what the client's budget accepts, were it not capped.
 const repeatSchema = `{"type": "object", "additionalProperties": false, "required": ["n"],
 	"properties": {"n": {"type": "integer", "minimum": 0, "maximum": 1000000}}}`
 
-// newServer returns the MCP server with its tools.
-func newServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "count-server", Version: "v1.0.0"}, nil)
+// serverLimits caps every tool result at 20,000 characters (code points).
+// A character is at most 6 bytes of JSON (an escaped control character), so
+// a capped result, and a page of a kept one, fits the budget; the test
+// checks the relation.
+var serverLimits = mcpbound.ServerLimits{MaxResultChars: 20000}
+
+// pager pages the "items" tool: 20 items by default, never more than 100.
+var pager = mcpbound.Pager{DefaultLimit: 20, MaxLimit: 100}
+
+// itemsSchema is the input schema of the "items" tool: the pager's limit
+// (with its maximum) and cursor.
+var itemsSchema = `{"type": "object", "additionalProperties": false, "properties": {` + pager.SchemaProperties() + `}}`
+
+// itemCount is how many items the "items" tool lists.
+const itemCount = 1000
+
+// item returns item i, 150 characters long.
+func item(i int) string { return fmt.Sprintf("item-%04d %s", i, strings.Repeat("abcdefghij", 14)) }
+
+// clientLimits are the agent's ceilings: the defaults real clients use,
+// except that this agent keeps at most 10,000 characters of a result in
+// context (the default is 50,000), so that the demonstration shows a save.
+func clientLimits(dir string, log *slog.Logger) mcpbound.ClientLimits {
+	return mcpbound.ClientLimits{MaxChars: 10000, SpillDir: dir, Logger: log}
+}
+
+// newServer returns the MCP server with its tools, capped by limits.
+func newServer(limits mcpbound.ServerLimits) *mcp.Server {
+	// The store's links are served by the middleware through resources/read;
+	// the capability tells clients that the server has resources to read.
+	s := mcp.NewServer(&mcp.Implementation{Name: "count-server", Version: "v1.0.0"},
+		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{}}})
+	s.AddReceivingMiddleware(limits.Middleware())
 	s.AddTool(&mcp.Tool{
 		Name:        "count",
 		Description: "Counts the characters and words of a text.",
@@ -84,6 +122,9 @@ func newServer() *mcp.Server {
 		Name:        "repeat",
 		Description: "Returns n letters x.",
 		InputSchema: json.RawMessage(repeatSchema),
+		// The tool's results, capped by the server, may all stay in the
+		// agent's context (up to the client's HardMaxChars).
+		Meta: mcp.Meta{mcpbound.MaxResultSizeCharsKey: 20000},
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in struct {
 			N int `json:"n"`
@@ -93,26 +134,52 @@ func newServer() *mcp.Server {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", in.N)}}}, nil
 	})
+	s.AddTool(&mcp.Tool{
+		Name:        "items",
+		Description: "Lists the items, a page at a time.",
+		InputSchema: json.RawMessage(itemsSchema),
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in mcpbound.PageArgs
+		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+			return nil, err
+		}
+		pg, err := pager.Page(itemCount, in)
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		var b strings.Builder
+		for i := pg.Start; i < pg.End; i++ {
+			b.WriteString(item(i+1) + "\n")
+		}
+		b.WriteString(pg.Line())
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, nil
+	})
 	return s
 }
 
 // handler is the HTTP side of the server: the SDK's handler, whose own body
 // cap is set to the budget's so that no second, unchosen limit applies,
 // behind the Middleware.
-func handler(log *slog.Logger) (http.Handler, error) {
-	server := newServer()
+func handler(log *slog.Logger, limits mcpbound.ServerLimits) (http.Handler, error) {
+	server := newServer(limits)
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{JSONResponse: true, MaxRequestBodyBytes: budget.MaxDecodedBytes})
 	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{
 		Budget:      budget,
 		Logger:      log,
-		ToolSchemas: map[string]json.RawMessage{"count": json.RawMessage(countSchema), "repeat": json.RawMessage(repeatSchema)},
+		ToolSchemas: toolSchemas(),
 		Reject:      writeJSONRPCError,
 	})
 	if err != nil {
 		return nil, err
 	}
 	return mw(sdk), nil
+}
+
+// toolSchemas are the input schemas of the tools, by name.
+func toolSchemas() map[string]json.RawMessage {
+	return map[string]json.RawMessage{"count": json.RawMessage(countSchema), "repeat": json.RawMessage(repeatSchema),
+		"items": json.RawMessage(itemsSchema)}
 }
 
 // writeJSONRPCError answers a rejected body the way MCP clients read
@@ -160,21 +227,35 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "tool count: largest request %d bytes, budget %d bytes\n", report.WorstRequest, budget.MaxDecodedBytes)
 
-	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	h, err := handler(log)
+	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}}))
+	limits := serverLimits
+	limits.Store = mcpbound.NewStore(64<<20, 10*time.Minute)
+	h, err := handler(log, limits)
 	if err != nil {
 		return err
 	}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
+	spill, err := os.MkdirTemp("", "mcp-example-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(spill)
 	client := mcp.NewClient(&mcp.Implementation{Name: "count-client", Version: "v1.0.0"}, nil)
+	client.AddSendingMiddleware(clientLimits(spill, log).Middleware())
 	session, err := client.Connect(ctx, newClient(srv.URL), nil)
 	if err != nil {
 		return err
 	}
 	defer session.Close()
-	tools, err := session.ListTools(ctx, nil)
+	tools, err := session.ListTools(ctx, nil) // the client learns repeat's own ceiling here
 	if err != nil {
 		return err
 	}
@@ -193,11 +274,89 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "oversized count: %v\n", err)
 
-	// A result over the client's budget: the client's Transport rejects it.
-	_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "repeat", Arguments: map[string]any{"n": 300000}})
-	if err == nil {
-		return errors.New("an oversized tool result was accepted")
+	// A result over the client's budget, were it whole: the server keeps it
+	// and sends 20,000 characters with a marker and a link; the client reads
+	// the link back, page by page, each page within the budget.
+	if err := repeatLinked(ctx, w, session, 300000); err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "oversized repeat: %v\n", err)
+
+	// A list, a page at a time: the default page, the next by its cursor, a
+	// limit over the maximum refused, and the largest page, over this
+	// agent's 10,000 characters, saved to a file by the client.
+	return listItems(ctx, w, session)
+}
+
+// repeatLinked calls repeat for n letters, over the cap, and reads the
+// whole result back through its resource_link.
+func repeatLinked(ctx context.Context, w io.Writer, session *mcp.ClientSession, n int) error {
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "repeat", Arguments: map[string]any{"n": n}})
+	if err != nil {
+		return err
+	}
+	var text string
+	var link *mcp.ResourceLink
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			text = c.Text
+		case *mcp.ResourceLink:
+			link = c
+		}
+	}
+	if link == nil {
+		return errors.New("repeat: a result over the cap came without a link")
+	}
+	m := strings.Index(text, "[truncated: ")
+	if m < 0 {
+		return errors.New("repeat: a result over the cap came without a marker")
+	}
+	marker, _, _ := strings.Cut(text[m:], ";")
+	fmt.Fprintf(w, "repeat %d: %d characters in context, %s\n", n, utf8.RuneCountInString(text), marker)
+	full, err := mcpbound.ReadLink(ctx, session, link.URI, 100, 1<<20)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "repeat %d: link of %d bytes read back: %d characters, whole: %v\n", n, *link.Size, utf8.RuneCountInString(full), full == strings.Repeat("x", n))
+	return nil
+}
+
+// listItems pages through the items tool.
+func listItems(ctx context.Context, w io.Writer, session *mcp.ClientSession) error {
+	call := func(args map[string]any) (string, bool, error) {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "items", Arguments: args})
+		if err != nil {
+			return "", false, err
+		}
+		return res.Content[0].(*mcp.TextContent).Text, res.IsError, nil
+	}
+	lastLine := func(s string) string { return s[strings.LastIndex(s, "\n")+1:] }
+	first, _, err := call(map[string]any{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "items: %s\n", lastLine(first))
+	_, cursor, _ := strings.Cut(lastLine(first), "cursor \"")
+	cursor, _, _ = strings.Cut(cursor, "\"")
+	second, _, err := call(map[string]any{"cursor": cursor})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "items next: %s\n", lastLine(second))
+	refused, isErr, err := call(map[string]any{"limit": pager.MaxLimit + 1})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "items limit %d: error %v: %s\n", pager.MaxLimit+1, isErr, refused)
+	saved, _, err := call(map[string]any{"limit": pager.MaxLimit})
+	if err != nil {
+		return err
+	}
+	// The note names a temporary path; print what it says about the size.
+	if i := strings.Index(saved, " ("); strings.HasPrefix(saved, "[saved: ") && i > 0 {
+		fmt.Fprintf(w, "items limit %d: saved by the client%s\n", pager.MaxLimit, saved[i:])
+	} else {
+		return fmt.Errorf("items limit %d: not saved: %.200s", pager.MaxLimit, saved)
+	}
 	return nil
 }

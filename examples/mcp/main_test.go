@@ -18,17 +18,24 @@ import (
 
 // TestSession drives a real MCP session over loopback: list tools, a
 // bounded call, an oversized call answered with an error naming the limit,
-// and a result over the client's budget.
+// a result over the client's budget cut by the server and read back whole
+// through its link, and a list paged, its largest page saved to a file by
+// the client.
 func TestSession(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(context.Background(), &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	for _, want := range []string{
-		"tools: 2",
+		"tools: 3",
 		"count: 17 characters, 3 words",
 		"oversized count: ", "wire limit exceeded: declared 409", "> limit 262144 bytes",
-		"oversized repeat: ", "limit 262144 bytes",
+		"repeat 300000: 20000 characters in context, [truncated: showing 19688 of 300000 characters\n",
+		"repeat 300000: link of 300000 bytes read back: 300000 characters, whole: true",
+		`items: [page: items 1-20 of 1000; 980 remain: call again with cursor "`,
+		"items next: [page: items 21-40 of 1000; 960 remain",
+		"items limit 101: error true: limit 101: must be between 1 and 100",
+		"items limit 100: saved by the client (15202 characters, 15202 bytes) because it is 15202 characters, over the limit of 10000 characters",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("session output lacks %q:\n%s", want, out.String())
@@ -41,7 +48,7 @@ func TestSession(t *testing.T) {
 // and the SDK's own body cap is the budget's, not a second limit nobody
 // chose.
 func TestCapsFitTheTransport(t *testing.T) {
-	for name, doc := range map[string]string{"count": countSchema, "repeat": repeatSchema} {
+	for name, doc := range toolSchemas() {
 		r, err := schema.AuditTool(name, []byte(doc), schema.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -61,16 +68,41 @@ func TestCapsFitTheTransport(t *testing.T) {
 	if r, _ := schema.AuditTool("count", []byte(countSchema), schema.Options{}); r.Check(tight, schema.DefaultHeadroom) == nil {
 		t.Errorf("count fits a wire budget of %d; want an error", tight.MaxWireBytes)
 	}
+	// The items tool's limit has the maximum the server enforces, and the
+	// audit sees it: without it the schema has an unbounded integer.
+	if r, _ := schema.AuditTool("items", []byte(itemsSchema), schema.Options{}); len(r.Findings) != 0 {
+		t.Errorf("items schema findings: %v", r.Findings)
+	}
+	unbounded := strings.Replace(itemsSchema, `"maximum": 100,`, ``, 1)
+	if r, _ := schema.AuditTool("items", []byte(unbounded), schema.Options{}); unbounded == itemsSchema || (len(r.Findings) == 0 && r.WorstRequest <= mustWorst(t, "items", itemsSchema)) {
+		t.Errorf("dropping the limit's maximum did not change the audit")
+	}
+	// A capped result, or a page of a kept one, fits the client's budget:
+	// a character is at most 6 bytes of JSON (an escaped control
+	// character), plus the envelope.
+	if worst := int64(6*serverLimits.MaxResultChars + 4096); worst > budget.MaxDecodedBytes || worst > budget.MaxWireBytes {
+		t.Errorf("a result of %d characters may take %d bytes, over the %d-byte budget", serverLimits.MaxResultChars, worst, budget.MaxDecodedBytes)
+	}
 	if budget.MaxWireBytes > budget.MaxDecodedBytes {
 		t.Errorf("wire budget %d above the decoded budget %d: nobody gets more room by arriving uncompressed", budget.MaxWireBytes, budget.MaxDecodedBytes)
 	}
+}
+
+// mustWorst returns the audited worst request of a tool.
+func mustWorst(t *testing.T, name, doc string) int64 {
+	t.Helper()
+	r, err := schema.AuditTool(name, []byte(doc), schema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.WorstRequest
 }
 
 // TestCompressedBomb: a gzip request body that expands past the decoded
 // limit is answered with a JSON-RPC error naming the decoded limit; the
 // SDK never sees it.
 func TestCompressedBomb(t *testing.T) {
-	h, err := handler(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := handler(slog.New(slog.NewTextHandler(io.Discard, nil)), serverLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
