@@ -63,7 +63,8 @@ const errorEndChars = 5000
 // and MaxTokens does not apply to it: the tool has declared the size it
 // needs. The middleware learns these from the tools/list results it sees
 // (per session, every page of the list), so a client must list tools
-// before calling them for overrides to apply.
+// before calling them for overrides to apply. It remembers them for the
+// latest 1,024 sessions, at most 4,096 tools each.
 //
 // Characters are Unicode code points; tokens are what Tokens counts. Zero
 // fields take the defaults; a negative one is a configuration error (see

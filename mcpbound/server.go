@@ -39,7 +39,9 @@ const MinResultChars = 256
 // the result carries a preview (the marker naming the link), and a
 // resource_link whose URI the same middleware serves through resources/read
 // (see [ServerLimits.Middleware]). A result the Store cannot hold (bigger
-// than the whole Store) is cut as above. Error results are never kept.
+// than the whole Store) is cut as above. Error results are never kept. A
+// kept result's pages have the size of the cap of the middleware that kept
+// it, and only a middleware with the same Store serves them.
 //
 // ServerLimits is a value; its Middleware is safe for concurrent use.
 type ServerLimits struct {

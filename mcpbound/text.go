@@ -2,6 +2,7 @@ package mcpbound
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,20 +41,10 @@ func textOf(r *mcp.CallToolResult) resultText {
 	if r.StructuredContent != nil {
 		t.structured = true
 		if js, err := json.Marshal(r.StructuredContent); err == nil {
-			s := string(js)
-			dup := false
-			for _, p := range parts {
-				if p == s {
-					dup = true
-					break
-				}
-			}
-			if !dup {
+			if s := string(js); !slices.Contains(parts, s) {
 				parts = append(parts, s)
-				t.onlyJSON = len(parts) == 1
-			} else {
-				t.onlyJSON = len(parts) == 1
 			}
+			t.onlyJSON = len(parts) == 1 && parts[0] == string(js)
 		}
 	}
 	t.text = strings.Join(parts, "\n")
