@@ -11,8 +11,10 @@ import (
 // and a hard maximum the server enforces (and declares as "maximum" in the
 // tool's input schema, where schema.AuditTool sees it), an opaque "cursor"
 // argument, and a closing line that says how many items remain and how to
-// ask for the next page. Limits count items. A Pager is a value, safe for
-// concurrent use.
+// ask for the next page. Limits count items. The cursor is opaque to the
+// agent but not a secret: it encodes an item offset, so an altered cursor
+// only moves the window (or is refused), never widens it. A Pager is a
+// value, safe for concurrent use.
 type Pager struct {
 	// DefaultLimit is the number of items of a page when the call gives no
 	// limit. Zero means 20; negative, or above MaxLimit, is a
