@@ -20,11 +20,12 @@ const MinResultChars = 256
 //
 //	srv.AddReceivingMiddleware(mcpbound.ServerLimits{MaxResultChars: 20000}.Middleware())
 //
-// What is measured is the text of a tools/call result: its text blocks
-// joined by "\n", plus the JSON serialization of its structuredContent when
-// no text block already equals it (the structured result and its text copy
-// are counted once). Images, audio, resource links and embedded resources are
-// not text: they pass unchanged, bounded by the HTTP budget alone.
+// What is measured is the text of a tools/call result: its text blocks and
+// embedded text resources joined by "\n", plus the JSON serialization of its
+// structuredContent when no text block already equals it (the structured
+// result and its text copy are counted once). Images, audio, resource links
+// and embedded binary resources are not text: they pass unchanged, bounded by
+// the HTTP budget alone.
 //
 // A result over the cap (error results too) is replaced by one text block
 // that holds the beginning of the text, a newline and a marker beginning

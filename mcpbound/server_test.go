@@ -231,3 +231,19 @@ func TestStoreEviction(t *testing.T) {
 		t.Errorf("M = %d", m)
 	}
 }
+
+// TestServerEmbeddedText: an embedded text resource is text, counted and
+// cut with the rest; an embedded blob passes. Sabotage: leaving embedded
+// resources out of the count lets 5,000 characters through.
+func TestServerEmbeddedText(t *testing.T) {
+	blob := &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///b", Blob: []byte("bin")}}
+	r := &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///t", Text: strings.Repeat("r", 5000)}}, blob}}
+	out := serverCall(t, ServerLimits{MaxResultChars: 1000}.Middleware(), r)
+	if len(out.Content) != 2 || out.Content[1] != blob {
+		t.Fatalf("content %v, want the cut text then the blob", out.Content)
+	}
+	if _, m := parseMarker(t, onlyText(t, out)); m != 5000 {
+		t.Errorf("M = %d, want 5000", m)
+	}
+}

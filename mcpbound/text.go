@@ -9,12 +9,13 @@ import (
 )
 
 // resultText is what this package measures and cuts in a tools/call result:
-// the text of its text blocks, joined by "\n", followed (after "\n") by the
-// JSON serialization of its structuredContent unless a text block already
-// equals that serialization, in which case the structured content is
-// counted once, through that block. Other content (images, audio, resource
-// links, embedded resources) is not text here: it passes unchanged and is
-// bounded only by the HTTP budget.
+// the text of its text blocks and of its embedded text resources, in order,
+// joined by "\n", followed (after "\n") by the JSON serialization of its
+// structuredContent unless a text block already equals that serialization,
+// in which case the structured content is counted once, through that block.
+// Other content (images, audio, resource links, embedded binary resources)
+// is not text here: it passes unchanged and is bounded only by the HTTP
+// budget.
 type resultText struct {
 	text       string // the joined text
 	structured bool   // the result had structuredContent
@@ -31,6 +32,12 @@ func textOf(r *mcp.CallToolResult) resultText {
 		switch c := c.(type) {
 		case *mcp.TextContent:
 			parts = append(parts, c.Text)
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil && c.Resource.Text != "" {
+				parts = append(parts, c.Resource.Text)
+			} else {
+				t.rest = append(t.rest, c)
+			}
 		case *mcp.ImageContent:
 			t.images = true
 			t.rest = append(t.rest, c)
