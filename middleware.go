@@ -288,9 +288,9 @@ func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Er
 	if e.Stage == limits.StageEncoding {
 		w.Header().Set("Accept-Encoding", m.acceptEncoding)
 	}
-	// The rest of the body is not read: close the connection rather than
-	// drain an unbounded remainder.
-	w.Header().Set("Connection", "close")
+	// The rest of the body is not read: end the exchange rather than drain
+	// an unbounded remainder, so that the answer still arrives.
+	closeAfterRejection(w, r)
 	m.cfg.Reject(w, r, e)
 }
 

@@ -32,13 +32,25 @@ func compressFile(t *testing.T, tool string, args ...string) {
 // port, from a temporary configuration, and returns its base URL.
 func startNginx(t *testing.T, dir string) string {
 	t.Helper()
-	nginx := needTool(t, "nginx")
 	if _, err := os.Stat(brotliStaticModule); err != nil {
+		needTool(t, "nginx")
 		if os.Getenv("CI") != "" {
 			t.Fatalf("%s missing; .ci/run must install libnginx-mod-http-brotli-static", brotliStaticModule)
 		}
 		t.Skipf("%s missing; skipping", brotliStaticModule)
 	}
+	return runNginx(t, "load_module "+brotliStaticModule+";", fmt.Sprintf(`
+		root %s;
+		gzip_static on;
+		brotli_static on;`, dir))
+}
+
+// runNginx starts nginx on a loopback port with one server block holding
+// server (after its listen line), stops it by PID when the test ends, and
+// returns its base URL.
+func runNginx(t *testing.T, modules, server string) string {
+	t.Helper()
+	nginx := needTool(t, "nginx")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -47,12 +59,12 @@ func startNginx(t *testing.T, dir string) string {
 	ln.Close()
 	run := t.TempDir()
 	conf := fmt.Sprintf(`
-load_module %s;
+%s
 daemon off;
 master_process off;
 pid %[2]s/nginx.pid;
 error_log %[2]s/error.log;
-events { worker_connections 64; }
+events { worker_connections 256; }
 http {
 	access_log off;
 	client_body_temp_path %[2]s/body;
@@ -63,12 +75,10 @@ http {
 	default_type text/plain;
 	server {
 		listen %[3]s;
-		root %[4]s;
-		gzip_static on;
-		brotli_static on;
+		%[4]s
 	}
 }
-`, brotliStaticModule, run, addr, dir)
+`, modules, run, addr, server)
 	cf := filepath.Join(run, "nginx.conf")
 	os.WriteFile(cf, []byte(conf), 0o644)
 	cmd := exec.Command(nginx, "-p", run, "-c", cf)
