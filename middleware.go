@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,9 +30,16 @@ import (
 // timeout is still checked between reads, but a read that never returns is
 // ended only by the server's own ReadTimeout: set one.
 //
-// A rejection sets "Connection: close": the rest of the body is not read or
-// drained. In streaming mode the handler sees the breach first; see
-// [MiddlewareConfig.Streaming].
+// The rest of a rejected body is not read or drained. On HTTP/1 a rejection
+// closes the connection the way [http.MaxBytesReader] makes net/http close
+// it (Connection: close, then a half-close and a short wait), so that the
+// answer reaches the client, or a proxy in front, before the unread bytes
+// make the kernel reset the connection; on HTTP/2 only the stream is
+// refused. A body the server's own reader fails on is answered too: a
+// malformed chunk size or an HTTP/2 content-length its DATA disagrees with
+// 400 (stage integrity), the limit of an outer [http.MaxBytesHandler] 413
+// (stage wire); only a client that is gone gets no answer. In streaming mode
+// the handler sees the breach first; see [MiddlewareConfig.Streaming].
 //
 // It panics if b is invalid, as a configuration error; use
 // [NewMiddleware] to get the error instead. See [MiddlewareConfig] for
@@ -194,7 +200,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		deadline = rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
 	}
 	if m.cfg.Streaming {
-		sb := &serverBody{r: d, d: d, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
+		sb := &serverBody{ctx: r.Context(), r: d, d: d, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
 		if checkJSON {
 			jc, _ := decoding.NewJSONChecker(*m.cfg.JSON) // validated in NewMiddleware
 			sb.r = &jsonCheckReader{ReadCloser: d, c: jc}
@@ -222,10 +228,9 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		err = checkJSONChunks(chunks, *m.cfg.JSON)
 	}
 	if err != nil {
-		le := serverError(err, b.Timeout)
+		le := serverError(r.Context(), err, b.Timeout)
 		if le == nil {
-			// The client went away or the connection failed: no verdict.
-			return
+			return // the client is gone: no one to answer
 		}
 		m.reject(w, r, le)
 		return
@@ -262,20 +267,6 @@ func auditTools(c MiddlewareConfig) {
 			log.Warn("boundhttp: tool input does not fit the body budget", "tool", name, "err", err)
 		}
 	}
-}
-
-// serverError turns a read error into the rejection to report, or nil when
-// the error is not about the body (a closed connection).
-func serverError(err error, timeout time.Duration) *limits.Error {
-	var le *limits.Error
-	if errors.As(err, &le) {
-		return le
-	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return &limits.Error{Stage: limits.StageTimeout, Limit: timeout.Milliseconds(),
-			Observed: timeout.Milliseconds(), Err: err}
-	}
-	return nil
 }
 
 func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Error) {

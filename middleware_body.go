@@ -1,6 +1,7 @@
 package boundhttp
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"time"
@@ -11,7 +12,8 @@ import (
 
 // serverBody is the request body a handler reads in streaming mode.
 type serverBody struct {
-	r        io.Reader // d, or d behind a JSON shape check
+	ctx      context.Context // the request's
+	r        io.Reader       // d, or d behind a JSON shape check
 	d        *decoding.Reader
 	cell     *usageCell
 	timeout  time.Duration
@@ -37,7 +39,7 @@ func (s *serverBody) Read(p []byte) (int, error) {
 		return n, io.EOF
 	}
 	s.cell.set(s.d.Usage(), false)
-	if le := serverError(err, s.timeout); le != nil {
+	if le := serverError(s.ctx, err, s.timeout); le != nil {
 		s.err = le
 		err = &RequestBodyError{Err: le}
 	}

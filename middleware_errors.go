@@ -1,0 +1,61 @@
+package boundhttp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// serverError turns an error reading a request body into the rejection to
+// answer, or nil only when the client is gone and no answer can arrive.
+//
+// Returning without writing is not "no answer": net/http then sends
+// 200 OK with an empty body, telling a proxy or client that a request the
+// handler never saw succeeded. So every error that is not a vanished
+// client is answered: a limit of the budget as itself, a read deadline as
+// timeout (408), an outer [http.MaxBytesReader] limit (http.MaxBytesHandler)
+// as wire (413) with that limit, and anything else the server's body reader
+// reports (a malformed chunk size, an HTTP/2 stream whose DATA disagrees
+// with its content-length) as integrity (400).
+func serverError(ctx context.Context, err error, timeout time.Duration) *limits.Error {
+	var le *limits.Error
+	if errors.As(err, &le) {
+		return le
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return &limits.Error{Stage: limits.StageTimeout, Limit: timeout.Milliseconds(),
+			Observed: timeout.Milliseconds(), Err: err}
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		observed := mbe.Limit
+		if observed < math.MaxInt64 {
+			observed++
+		}
+		return &limits.Error{Stage: limits.StageWire, Limit: mbe.Limit, Observed: observed, Err: err}
+	}
+	if clientGone(ctx, err) {
+		return nil
+	}
+	return &limits.Error{Stage: limits.StageIntegrity, Err: err}
+}
+
+// clientGone reports whether err says the client went away: the request's
+// context ended (an HTTP/2 stream reset, a closed connection noticed by the
+// server), the connection failed or closed, or the body was cut short by
+// the connection's end.
+func clientGone(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, http.ErrBodyReadAfterClose)
+}
