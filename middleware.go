@@ -180,7 +180,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	codings := decoding.ParseContentEncoding(ce)
 	for _, c := range codings {
 		if !slices.Contains(m.codings, c) {
-			m.reject(w, r, &limits.Error{Stage: limits.StageEncoding, Encoding: c})
+			m.reject(w, r, &limits.Error{Stage: limits.StageEncoding, Encoding: limits.Echo(c)})
 			return
 		}
 	}
@@ -271,10 +271,11 @@ func auditTools(c MiddlewareConfig) {
 
 func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Error) {
 	if m.cfg.Logger != nil {
+		b := echoed(e)
 		m.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "boundhttp: request body rejected",
 			slog.String("stage", string(e.Stage)), slog.Int64("limit", e.Limit),
-			slog.Int64("observed", e.Observed), slog.String("encoding", e.Encoding),
-			slog.String("method", r.Method), slog.String("route", route(r)))
+			slog.Int64("observed", e.Observed), slog.String("encoding", b.Encoding),
+			slog.String("method", limits.Echo(r.Method)), slog.String("route", route(r)))
 	}
 	if e.Stage == limits.StageEncoding {
 		w.Header().Set("Accept-Encoding", m.acceptEncoding)
@@ -286,12 +287,12 @@ func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Er
 }
 
 // route names the request's route for logs: the ServeMux pattern if any,
-// else the path.
+// else the path, which the client chose, in its bounded form.
 func route(r *http.Request) string {
 	if r.Pattern != "" {
 		return r.Pattern
 	}
-	return r.URL.Path
+	return limits.Echo(r.URL.Path)
 }
 
 // RequestUsage reports what the body of a request handed on by the

@@ -3,6 +3,7 @@ package boundhttp
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -40,20 +41,63 @@ type Problem struct {
 	Encoding string `json:"encoding,omitempty"`
 }
 
-// ProblemFor returns the problem document describing e.
+// ProblemFor returns the problem document describing e. The peer-chosen
+// strings of e (its coding, its JSON Pointer) appear only in the bounded,
+// escaped forms of [limits.Echo] and [limits.EchoPointer], in the members
+// and in Detail, so the document stays small whatever the request's headers
+// or keys held.
 func ProblemFor(e *limits.Error) Problem {
 	status := StatusFor(e.Stage)
+	b := echoed(e)
 	return Problem{
 		Type:     "urn:boundhttp:problem:" + string(e.Stage),
 		Title:    http.StatusText(status),
 		Status:   status,
-		Detail:   e.Error(),
+		Detail:   cutText(b.Error(), maxDetail),
 		Stage:    string(e.Stage),
 		Limit:    e.Limit,
 		Observed: e.Observed,
 		Declared: e.Declared,
-		Encoding: e.Encoding,
+		Encoding: b.Encoding,
 	}
+}
+
+// maxDetail bounds a problem's Detail, whatever an underlying error says.
+const maxDetail = 1024
+
+// echoed returns a copy of e whose Encoding and Pointer are in their bounded
+// forms, for text. A string already in that form (short, printable ASCII) is
+// kept, so that a coding bounded where it was recorded is not escaped twice.
+func echoed(e *limits.Error) *limits.Error {
+	c := *e
+	if !plainText(c.Encoding, 4*limits.MaxEcho+24) {
+		c.Encoding = limits.Echo(c.Encoding)
+	}
+	if !plainText(c.Pointer, 512) {
+		c.Pointer = limits.EchoPointer(c.Pointer)
+	}
+	return &c
+}
+
+// plainText reports whether s is at most max bytes of printable ASCII.
+func plainText(s string, max int) bool {
+	if len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// cutText returns s cut to at most max bytes, marked, as valid UTF-8.
+func cutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max], "") + "...(cut)"
 }
 
 // WriteProblem answers a rejected body with [StatusFor] its stage and an

@@ -1,0 +1,54 @@
+package boundhttp_test
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// TestHugeContentEncodingNotEchoed pins the trap of echoing attacker bytes:
+// a 500 KB Content-Encoding (or path) must not come back whole in the
+// problem document or the log record.
+func TestHugeContentEncodingNotEchoed(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("x\x01", 250000)
+	var logs bytes.Buffer
+	s := echoServer(t, boundhttp.MiddlewareConfig{
+		Budget: limits.Budget{MaxLayers: 5},
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	for _, tt := range []struct {
+		name, coding, path string
+	}{
+		{"one huge unknown coding", strings.Repeat("x", 500000), "/"},
+		{"a huge coding after gzip", "gzip, " + strings.Repeat("y", 500000), "/"},
+		{"control bytes", strings.ReplaceAll(huge, "\x01", "\t"), "/"},
+		{"many codings", strings.Repeat("gzip,", 100000), "/"},
+		{"a disabled coding, huge path", "gzip", "/" + strings.Repeat("p", 500000)},
+	} {
+		logs.Reset()
+		srv := s
+		if tt.name == "a disabled coding, huge path" {
+			srv = echoServer(t, boundhttp.MiddlewareConfig{Codings: []string{},
+				Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+		}
+		req, _ := http.NewRequest("POST", srv.URL+tt.path, strings.NewReader("hello"))
+		req.Header.Set("Content-Encoding", tt.coding)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 4 || len(answer) > 2048 || logs.Len() == 0 || logs.Len() > 2048 {
+			t.Errorf("%s: status %d, problem %d bytes, log record %d bytes; want a 4xx, both under 2 KiB\n%.300s\n%.300s",
+				tt.name, resp.StatusCode, len(answer), logs.Len(), answer, logs.String())
+		}
+	}
+}
