@@ -81,8 +81,12 @@ type MiddlewareConfig struct {
 	Reject func(w http.ResponseWriter, r *http.Request, e *limits.Error)
 
 	// Logger, if set, receives one record per rejection at level Warn, with
-	// the stage, limit, observed bytes, coding, method and route; never any
-	// body bytes.
+	// the stage, limit, observed bytes, coding, field and JSON Pointer (see
+	// [Problem]), method and route; never any body bytes, and every string
+	// the client chose in its bounded form ([limits.Echo]). The route is the
+	// ServeMux pattern when the request already carries one (the middleware
+	// sits inside the mux, or wraps a handler registered on it), else the
+	// request's path.
 	Logger *slog.Logger
 
 	// DecodeOptions are passed to the decoder of every body.
@@ -275,6 +279,7 @@ func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Er
 		m.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "boundhttp: request body rejected",
 			slog.String("stage", string(e.Stage)), slog.Int64("limit", e.Limit),
 			slog.Int64("observed", e.Observed), slog.String("encoding", b.Encoding),
+			slog.String("field", limits.Echo(e.Field)), slog.String("pointer", b.Pointer),
 			slog.String("method", limits.Echo(r.Method)), slog.String("route", route(r)))
 	}
 	if e.Stage == limits.StageEncoding {

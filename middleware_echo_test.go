@@ -2,6 +2,7 @@ package boundhttp_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -50,5 +51,34 @@ func TestHugeContentEncodingNotEchoed(t *testing.T) {
 			t.Errorf("%s: status %d, problem %d bytes, log record %d bytes; want a 4xx, both under 2 KiB\n%.300s\n%.300s",
 				tt.name, resp.StatusCode, len(answer), logs.Len(), answer, logs.String())
 		}
+	}
+}
+
+// TestJSONPointerInProblemAndLog pins that the field and JSON Pointer of a
+// JSON breach are members of the problem document and the log record, not
+// only words in its detail.
+func TestJSONPointerInProblemAndLog(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	s := echoServer(t, boundhttp.MiddlewareConfig{
+		JSON:   &limits.JSON{MaxDepth: 2},
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	req, _ := http.NewRequest("POST", s.URL, strings.NewReader(`{"a":{"b":{"c":1}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	p := problem(t, string(answer))
+	if resp.StatusCode != 413 || p.Stage != "json" || p.Field != "MaxDepth" || p.Pointer != "/a/b" {
+		t.Errorf("too deep: %d %+v; want 413 json with field MaxDepth, pointer /a/b", resp.StatusCode, p)
+	}
+	var raw map[string]any
+	json.Unmarshal(logs.Bytes(), &raw)
+	if raw["field"] != "MaxDepth" || raw["pointer"] != "/a/b" {
+		t.Errorf("log record %s: want field MaxDepth and pointer /a/b", logs.Bytes())
 	}
 }

@@ -24,8 +24,8 @@ func StatusFor(s limits.Stage) int {
 }
 
 // Problem is the RFC 9457 problem details document of a rejected body, with
-// the extension members stage, limit, observed and encoding. It never holds
-// body content.
+// the extension members stage, limit, observed, declared, encoding, field
+// and pointer. It never holds body content.
 type Problem struct {
 	Type     string `json:"type"`
 	Title    string `json:"title"`
@@ -39,6 +39,13 @@ type Problem struct {
 	// bytes read.
 	Declared bool   `json:"declared,omitempty"`
 	Encoding string `json:"encoding,omitempty"`
+	// Field names the limit that tripped where a stage has several (for
+	// stage json "MaxDepth", "MaxArrayLen", "MaxStringLen",
+	// "MaxObjectMembers"; "syntax" for a JSON syntax error).
+	Field string `json:"field,omitempty"`
+	// Pointer is where in the JSON document the limit tripped, a JSON
+	// Pointer (RFC 6901) in the bounded form of [limits.EchoPointer].
+	Pointer string `json:"pointer,omitempty"`
 }
 
 // ProblemFor returns the problem document describing e. The peer-chosen
@@ -59,6 +66,8 @@ func ProblemFor(e *limits.Error) Problem {
 		Observed: e.Observed,
 		Declared: e.Declared,
 		Encoding: b.Encoding,
+		Field:    e.Field,
+		Pointer:  b.Pointer,
 	}
 }
 
