@@ -64,8 +64,9 @@ type MiddlewareConfig struct {
 
 	// Streaming hands the handler a bounded decoding reader instead of the
 	// whole verified body. A breach is returned from Read as an error that
-	// matches both *limits.Error and, for size stages, *http.MaxBytesError
-	// with errors.As; io.EOF comes only after the verified end. If the
+	// matches both *limits.Error and, for the byte stages (wire, decoded),
+	// *http.MaxBytesError with errors.As (see [RequestBodyError]); io.EOF
+	// comes only after the verified end. If the
 	// handler has not written when it returns after a breach, the
 	// middleware answers with the rejection.
 	Streaming bool

@@ -51,9 +51,12 @@ func (s *serverBody) Close() error { return s.d.Close() }
 
 // RequestBodyError is the error a handler reads from a request body the
 // middleware rejected in streaming mode. errors.As finds the
-// [*limits.Error] in it and, for the size stages (errors.Is
-// limits.ErrTooLarge), an [*http.MaxBytesError] whose Limit is the limit
-// that tripped, so handlers written for [http.MaxBytesReader] keep working.
+// [*limits.Error] in it and, for the byte stages (wire and decoded), an
+// [*http.MaxBytesError] whose Limit is the byte limit that tripped, so
+// handlers written for [http.MaxBytesReader] keep working. Other "too
+// large" stages (layers, window, runes, ratio, json) match
+// limits.ErrTooLarge but not *http.MaxBytesError: their limits are not
+// byte counts of the body.
 type RequestBodyError struct {
 	Err *limits.Error
 }
@@ -63,10 +66,11 @@ func (e *RequestBodyError) Error() string { return e.Err.Error() }
 // Unwrap returns the *limits.Error.
 func (e *RequestBodyError) Unwrap() error { return e.Err }
 
-// As fills a **http.MaxBytesError target for size stages.
+// As fills a **http.MaxBytesError target for the byte stages, wire and
+// decoded: only there is the limit a number of bytes.
 func (e *RequestBodyError) As(target any) bool {
 	t, ok := target.(**http.MaxBytesError)
-	if !ok || e.Err.Stage.Sentinel() != limits.ErrTooLarge {
+	if !ok || (e.Err.Stage != limits.StageWire && e.Err.Stage != limits.StageDecoded) {
 		return false
 	}
 	*t = &http.MaxBytesError{Limit: e.Err.Limit}
