@@ -59,7 +59,8 @@ type MiddlewareConfig struct {
 
 	// BudgetFor, if set, returns the budget of one request (a per-route
 	// budget, say). A budget it returns that is invalid is answered 500 and
-	// logged; the handler is not called.
+	// logged at level Error, to Logger or, if Logger is nil, to
+	// slog.Default; the handler is not called.
 	BudgetFor func(*http.Request) limits.Budget
 
 	// Streaming hands the handler a bounded decoding reader instead of the
@@ -109,8 +110,8 @@ type MiddlewareConfig struct {
 	ToolSchemas map[string]json.RawMessage
 }
 
-// NewMiddleware returns the middleware c describes, or an error if c.Budget
-// or a coding in c.Codings is invalid.
+// NewMiddleware returns the middleware c describes, or an error if c.Budget,
+// c.JSON, an option in c.DecodeOptions or a coding in c.Codings is invalid.
 func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) {
 	if err := c.Budget.Validate(); err != nil {
 		return nil, err
@@ -120,6 +121,12 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 			return nil, err
 		}
 	}
+	// An invalid option would fail every request: fail here instead.
+	d, err := decoding.NewReader(strings.NewReader(""), "", c.Budget, c.DecodeOptions...)
+	if err != nil {
+		return nil, fmt.Errorf("boundhttp: MiddlewareConfig.DecodeOptions: %w", err)
+	}
+	d.Close()
 	codings := decoding.Supported()
 	if c.Codings != nil {
 		codings = make([]string, 0, len(c.Codings))
@@ -155,9 +162,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	if m.cfg.BudgetFor != nil {
 		b = m.cfg.BudgetFor(r)
 		if err := b.Validate(); err != nil {
-			if m.cfg.Logger != nil {
-				m.cfg.Logger.Error("boundhttp: invalid per-route budget", "err", err, "route", route(r))
-			}
+			m.logger().Error("boundhttp: invalid per-route budget", "err", err, "route", route(r))
 			http.Error(w, "invalid body budget", http.StatusInternalServerError)
 			return
 		}
@@ -290,6 +295,15 @@ func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Er
 	// an unbounded remainder, so that the answer still arrives.
 	closeAfterRejection(w, r)
 	m.cfg.Reject(w, r, e)
+}
+
+// logger returns the Logger, or slog.Default for the records that are
+// logged whether a Logger is set or not.
+func (m *middleware) logger() *slog.Logger {
+	if m.cfg.Logger != nil {
+		return m.cfg.Logger
+	}
+	return slog.Default()
 }
 
 // route names the request's route for logs: the ServeMux pattern if any,
