@@ -221,7 +221,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 			r2.Header.Del("Content-Length")
 		}
 		tw := &trackingWriter{ResponseWriter: w}
-		next.ServeHTTP(tw, r2)
+		next.ServeHTTP(trackWrites(tw), r2)
 		if sb.err != nil && !tw.wrote {
 			m.reject(w, r, sb.err)
 		}

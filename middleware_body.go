@@ -76,31 +76,3 @@ func (e *RequestBodyError) As(target any) bool {
 	*t = &http.MaxBytesError{Limit: e.Err.Limit}
 	return true
 }
-
-// trackingWriter records whether the handler wrote, so that the middleware
-// answers a streaming breach only on a clean response.
-type trackingWriter struct {
-	http.ResponseWriter
-	wrote bool
-}
-
-func (w *trackingWriter) WriteHeader(code int) {
-	if code >= 200 {
-		w.wrote = true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *trackingWriter) Write(p []byte) (int, error) {
-	w.wrote = true
-	return w.ResponseWriter.Write(p)
-}
-
-// Flush flushes the underlying writer if it can.
-func (w *trackingWriter) Flush() {
-	w.wrote = true
-	http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
