@@ -94,12 +94,29 @@ type MiddlewareConfig struct {
 	// DecodeOptions are passed to the decoder of every body.
 	DecodeOptions []decoding.Option
 
-	// JSON, if set, holds the shape of every JSON request body
-	// (application/json, text/json, */*+json) to these limits before the
-	// handler sees it: a breach is answered 413 with stage json and the
-	// JSON Pointer of where it tripped, a syntax error 400. In streaming
-	// mode the check runs as the handler reads. Nil means no shape check.
+	// JSON, if set, holds the shape of every JSON request body to these
+	// limits before the handler sees it: a breach is answered 413 with stage
+	// json, its field and the JSON Pointer of where it tripped, a syntax
+	// error 400 (stage integrity, field syntax). In streaming mode the check
+	// runs as the handler reads. Nil means no shape check unless JSONAlways
+	// is set.
+	//
+	// A body is JSON when its Content-Type names application/json,
+	// text/json or a */*+json type, even with malformed parameters
+	// ("application/json; charset"). The client chooses that header: a
+	// client that omits it or sends text/plain skips the check. Set
+	// JSONAlways where only JSON is accepted.
 	JSON *limits.JSON
+
+	// JSONAlways checks every request body as JSON, whatever its
+	// Content-Type (absent, text/plain, malformed), so that no client can
+	// skip the shape check by not declaring JSON: the setting for endpoints
+	// that take nothing but JSON, such as an MCP server or a tool endpoint.
+	// A body that is not JSON is then answered 400. With JSON nil, the
+	// default limits of [limits.JSON] apply. Bodies are never refused for
+	// their Content-Type alone: the handler (an MCP SDK, say) may still
+	// answer 415.
+	JSONAlways bool
 
 	// ToolSchemas maps tool names to their input schemas (the inputSchema
 	// of MCP tools served behind this middleware). NewMiddleware audits
@@ -142,7 +159,10 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 		}
 	}
 	auditTools(c)
-	m := &middleware{cfg: c, codings: codings, acceptEncoding: strings.Join(append(slices.Clip(codings), "identity"), ", ")}
+	m := &middleware{cfg: c, codings: codings, acceptEncoding: strings.Join(append(slices.Clip(codings), "identity"), ", "), json: c.JSON}
+	if c.JSONAlways && m.json == nil {
+		m.json = new(limits.JSON)
+	}
 	if m.cfg.Reject == nil {
 		m.cfg.Reject = WriteProblem
 	}
@@ -155,6 +175,7 @@ type middleware struct {
 	cfg            MiddlewareConfig
 	codings        []string
 	acceptEncoding string
+	json           *limits.JSON // the shape check, or nil
 }
 
 func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
@@ -203,7 +224,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		r2.Header.Del("Content-Encoding")
 	}
 
-	checkJSON := m.cfg.JSON != nil && isJSON(r.Header.Get("Content-Type"))
+	checkJSON := m.json != nil && (m.cfg.JSONAlways || isJSON(r.Header.Get("Content-Type")))
 	rc := http.NewResponseController(w)
 	var deadline bool
 	if b.Timeout > 0 {
@@ -212,7 +233,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	if m.cfg.Streaming {
 		sb := &serverBody{ctx: r.Context(), r: d, d: d, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
 		if checkJSON {
-			jc, _ := decoding.NewJSONChecker(*m.cfg.JSON) // validated in NewMiddleware
+			jc, _ := decoding.NewJSONChecker(*m.json) // validated in NewMiddleware
 			sb.r = &jsonCheckReader{ReadCloser: d, c: jc}
 		}
 		r2.Body = sb
@@ -235,7 +256,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		rc.SetReadDeadline(time.Time{})
 	}
 	if err == nil && checkJSON {
-		err = checkJSONChunks(chunks, *m.cfg.JSON)
+		err = checkJSONChunks(chunks, *m.json)
 	}
 	if err != nil {
 		le := serverError(r.Context(), err, b.Timeout)
