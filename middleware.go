@@ -88,7 +88,10 @@ type MiddlewareConfig struct {
 	// the client chose in its bounded form ([limits.Echo]). The route is the
 	// ServeMux pattern when the request already carries one (the middleware
 	// sits inside the mux, or wraps a handler registered on it), else the
-	// request's path.
+	// request's path. The middleware wrapping a ServeMux knows the pattern
+	// only in streaming mode, from the handler's request once it has run;
+	// a whole body is rejected before the mux runs, and its record has the
+	// path.
 	Logger *slog.Logger
 
 	// DecodeOptions are passed to the decoder of every body.
@@ -244,7 +247,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		tw := &trackingWriter{ResponseWriter: w}
 		next.ServeHTTP(trackWrites(tw), r2)
 		if sb.err != nil && !tw.wrote {
-			m.reject(w, r, sb.err)
+			m.reject(w, withPattern(r, r2), sb.err)
 		}
 		return
 	}
@@ -325,6 +328,17 @@ func (m *middleware) logger() *slog.Logger {
 		return m.cfg.Logger
 	}
 	return slog.Default()
+}
+
+// withPattern returns r, or a copy of r with the ServeMux pattern that a
+// mux inside the middleware set on the handler's request, inner.
+func withPattern(r, inner *http.Request) *http.Request {
+	if r.Pattern != "" || inner.Pattern == "" {
+		return r
+	}
+	r = r.WithContext(r.Context())
+	r.Pattern = inner.Pattern
+	return r
 }
 
 // route names the request's route for logs: the ServeMux pattern if any,

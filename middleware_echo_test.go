@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -80,5 +81,49 @@ func TestJSONPointerInProblemAndLog(t *testing.T) {
 	json.Unmarshal(logs.Bytes(), &raw)
 	if raw["field"] != "MaxDepth" || raw["pointer"] != "/a/b" {
 		t.Errorf("log record %s: want field MaxDepth and pointer /a/b", logs.Bytes())
+	}
+}
+
+// TestRouteInLogIsPatternWhenKnown pins what the log's route is: the
+// ServeMux pattern when the middleware sits inside the mux, or wraps it in
+// streaming mode (the pattern is known after the handler ran), else the
+// path.
+func TestRouteInLogIsPatternWhenKnown(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name      string
+		streaming bool
+		inside    bool
+		want      string
+	}{
+		{"inside the mux", false, true, "POST /tools/{name}"},
+		{"around the mux, streaming", true, false, "POST /tools/{name}"},
+		{"around the mux, whole body", false, false, "/tools/x"},
+	} {
+		var logs bytes.Buffer
+		mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{
+			Budget: limits.Budget{MaxWireBytes: 10}, Streaming: tt.streaming,
+			Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.ReadAll(r.Body) })
+		mux := http.NewServeMux()
+		if tt.inside {
+			mux.Handle("POST /tools/{name}", mw(h))
+			h = mux
+		} else {
+			mux.Handle("POST /tools/{name}", h)
+			h = mw(mux)
+		}
+		w := httptest.NewRecorder()
+		req := httptest.NewRequest("POST", "/tools/x", struct{ io.Reader }{strings.NewReader(strings.Repeat("a", 100))})
+		h.ServeHTTP(w, req)
+		var rec map[string]any
+		json.Unmarshal(logs.Bytes(), &rec)
+		if w.Code != 413 || rec["route"] != tt.want || req.Pattern != "" && !tt.inside {
+			t.Errorf("%s: status %d, route %v (request's Pattern %q); want 413, %q", tt.name, w.Code, rec["route"], req.Pattern, tt.want)
+		}
 	}
 }
