@@ -127,6 +127,12 @@ type MiddlewareConfig struct {
 	// ceiling or whose largest tools/call request does not fit Budget with
 	// schema.DefaultHeadroom (see package schema). Logged to Logger, or to
 	// slog.Default if Logger is nil. It does not change what is accepted.
+	//
+	// The audit checks against Budget only, also when BudgetFor is set: the
+	// middleware cannot know which request path BudgetFor maps to the MCP
+	// endpoint. With BudgetFor, set Budget to the budget of the MCP route
+	// (it is then also the audit's), or audit that route's budget yourself
+	// with [schema.AuditTool] and [schema.ToolReport.Check].
 	ToolSchemas map[string]json.RawMessage
 }
 
