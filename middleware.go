@@ -252,7 +252,11 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		}
 		tw := &trackingWriter{ResponseWriter: w}
 		next.ServeHTTP(trackWrites(tw), r2)
-		if sb.err != nil && !tw.wrote {
+		switch {
+		case sb.err == nil:
+		case tw.wrote: // the handler answered: let its answer arrive too
+			closeAfterRejection(w, r)
+		default:
 			m.reject(w, withPattern(r, r2), sb.err)
 		}
 		return

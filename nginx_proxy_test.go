@@ -35,20 +35,39 @@ func TestNginxRelaysRejectionNot502(t *testing.T) {
 		io.Copy(io.Discard, r.Body)
 	})))
 	defer s.Close()
+	// A streaming handler that answers the breach itself, behind /own/.
+	// Its wire limit lets nginx's Content-Length through: the breach is
+	// decoded, with most of a 2 MiB body unread.
+	streaming, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{
+		Budget:    limits.Budget{MaxWireBytes: 4 << 20, MaxDecodedBytes: 512 << 10},
+		Streaming: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := httptest.NewServer(streaming(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+		}
+	})))
+	defer own.Close()
 	base := runNginx(t, "", fmt.Sprintf(`
 		client_max_body_size 4m;
-		location / { proxy_pass %s; }`, s.URL))
+		location / { proxy_pass %s; }
+		location /own/ { proxy_pass %s; }`, s.URL, own.URL))
 
 	bomb := make([]byte, 64<<20) // 64 MiB of zeros
 	type body struct {
+		path   string
 		coding string
 		data   []byte
 		n      int
 	}
 	bodies := []body{
-		{"", text(700 << 10), 40},
-		{"gzip", encode("gzip", bomb), 10},
-		{"zstd", encode("zstd", bomb), 10},
+		{"/", "", text(700 << 10), 40},
+		{"/", "gzip", encode("gzip", bomb), 10},
+		{"/", "zstd", encode("zstd", bomb), 10},
+		{"/own/", "", text(2 << 20), 20},
 	}
 	var mu sync.Mutex
 	got := map[string]int{}
@@ -60,7 +79,7 @@ func TestNginxRelaysRejectionNot502(t *testing.T) {
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				req, _ := http.NewRequest("POST", base+"/", bytes.NewReader(b.data))
+				req, _ := http.NewRequest("POST", base+b.path, bytes.NewReader(b.data))
 				if b.coding != "" {
 					req.Header.Set("Content-Encoding", b.coding)
 				}
@@ -77,16 +96,17 @@ func TestNginxRelaysRejectionNot502(t *testing.T) {
 					key = fmt.Sprintf("%d %s stage=%q", resp.StatusCode, resp.Header.Get("Content-Type"), p.Stage)
 				}
 				mu.Lock()
-				got[fmt.Sprintf("%-4s %s", b.coding, key)]++
+				got[fmt.Sprintf("%s %-4s %s", b.path, b.coding, key)]++
 				mu.Unlock()
 			}()
 		}
 	}
 	wg.Wait()
 	want := map[string]int{
-		`     413 application/problem+json stage="wire"`:    40,
-		`gzip 413 application/problem+json stage="decoded"`: 10,
-		`zstd 413 application/problem+json stage="decoded"`: 10,
+		`/      413 application/problem+json stage="wire"`:    40,
+		`/ gzip 413 application/problem+json stage="decoded"`: 10,
+		`/ zstd 413 application/problem+json stage="decoded"`: 10,
+		`/own/      413 text/plain; charset=utf-8 stage=""`:   20,
 	}
 	bad := 0
 	for k, n := range got {
@@ -99,7 +119,7 @@ func TestNginxRelaysRejectionNot502(t *testing.T) {
 		for k, n := range got {
 			lines = append(lines, fmt.Sprintf("%3d × %s", n, k))
 		}
-		t.Errorf("through nginx:\n%s\nwant 40 wire and 20 decoded 413 problems, no 502", strings.Join(lines, "\n"))
+		t.Errorf("through nginx:\n%s\nwant 40 wire and 20 decoded 413 problems and 20 of the handler's own 413s, no 502", strings.Join(lines, "\n"))
 	}
 }
 
@@ -112,24 +132,27 @@ func TestConnectionCloseClientReadsRejection(t *testing.T) {
 	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 	}))
+	data := text(700 << 10)
+	declared := "Content-Length: " + fmt.Sprint(len(data)) + "\r\n"
 	for _, tt := range []struct {
-		name string
-		h    http.Handler
+		name   string
+		h      http.Handler
+		header string
+		body   []byte
 	}{
-		{"direct", h},
+		{"direct", h, declared, data},
 		// Another middleware's writer in between: the linger must reach
 		// net/http's own writer through Unwrap.
 		{"wrapped writer", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			h.ServeHTTP(unwrapper{w}, r)
-		})},
+		}), declared, data},
 	} {
 		s := httptest.NewServer(tt.h)
 		defer s.Close()
-		data := text(700 << 10)
 		ok := 0
 		var fails []string
 		for range 20 {
-			status, err := rawPost(s.Listener.Addr().String(), "Connection: close\r\nContent-Length: "+fmt.Sprint(len(data))+"\r\n", data)
+			status, err := rawPost(s.Listener.Addr().String(), "Connection: close\r\n"+tt.header, tt.body)
 			if err == nil && status == 413 {
 				ok++
 			} else {
