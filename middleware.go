@@ -188,16 +188,10 @@ type middleware struct {
 }
 
 func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	b := m.cfg.Budget
-	if m.cfg.BudgetFor != nil {
-		b = m.cfg.BudgetFor(r)
-		if err := b.Validate(); err != nil {
-			m.logger().Error("boundhttp: invalid per-route budget", "err", err, "route", route(r))
-			http.Error(w, "invalid body budget", http.StatusInternalServerError)
-			return
-		}
+	b, ok := m.budget(w, r)
+	if !ok {
+		return
 	}
-	b = b.WithDefaults()
 	if r.Body == nil || r.Body == http.NoBody {
 		next.ServeHTTP(w, r)
 		return
@@ -241,24 +235,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	}
 	if m.cfg.Streaming {
 		sb := &serverBody{ctx: r.Context(), r: d, d: d, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
-		if checkJSON {
-			jc, _ := decoding.NewJSONChecker(*m.json) // validated in NewMiddleware
-			sb.r = &jsonCheckReader{ReadCloser: d, c: jc}
-		}
-		r2.Body = sb
-		if len(codings) > 0 {
-			r2.ContentLength = -1
-			r2.Header.Del("Content-Length")
-		}
-		tw := &trackingWriter{ResponseWriter: w}
-		next.ServeHTTP(trackWrites(tw), r2)
-		switch {
-		case sb.err == nil:
-		case tw.wrote: // the handler answered: let its answer arrive too
-			closeAfterRejection(w, r)
-		default:
-			m.reject(w, withPattern(r, r2), sb.err)
-		}
+		m.serveStreaming(next, w, r, r2, sb, checkJSON, len(codings) > 0)
 		return
 	}
 	if len(codings) == 0 {
@@ -286,6 +263,21 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	r2.Header.Set("Content-Length", strconv.FormatInt(full.size, 10))
 	defer full.Close() // the handler has returned: its body is done with
 	next.ServeHTTP(w, r2)
+}
+
+// budget returns the budget of r with its defaults, or answers 500 and
+// reports false when BudgetFor returned an invalid one.
+func (m *middleware) budget(w http.ResponseWriter, r *http.Request) (limits.Budget, bool) {
+	b := m.cfg.Budget
+	if m.cfg.BudgetFor != nil {
+		b = m.cfg.BudgetFor(r)
+		if err := b.Validate(); err != nil {
+			m.logger().Error("boundhttp: invalid per-route budget", "err", err, "route", route(r))
+			http.Error(w, "invalid body budget", http.StatusInternalServerError)
+			return b, false
+		}
+	}
+	return b.WithDefaults(), true
 }
 
 // auditTools logs the tools whose input the budget cannot carry.

@@ -76,3 +76,27 @@ func (e *RequestBodyError) As(target any) bool {
 	*t = &http.MaxBytesError{Limit: e.Err.Limit}
 	return true
 }
+
+// serveStreaming hands r2 on with sb as its body, and answers a breach the
+// handler left unanswered. r is the request as it arrived; decoded reports
+// whether a coding is removed (the length is then unknown).
+func (m *middleware) serveStreaming(next http.Handler, w http.ResponseWriter, r, r2 *http.Request, sb *serverBody, checkJSON, decoded bool) {
+	if checkJSON {
+		jc, _ := decoding.NewJSONChecker(*m.json) // validated in NewMiddleware
+		sb.r = &jsonCheckReader{ReadCloser: sb.d, c: jc}
+	}
+	r2.Body = sb
+	if decoded {
+		r2.ContentLength = -1
+		r2.Header.Del("Content-Length")
+	}
+	tw := &trackingWriter{ResponseWriter: w}
+	next.ServeHTTP(trackWrites(tw), r2)
+	switch {
+	case sb.err == nil:
+	case tw.wrote: // the handler answered: let its answer arrive too
+		closeAfterRejection(w, r)
+	default:
+		m.reject(w, withPattern(r, r2), sb.err)
+	}
+}
