@@ -312,7 +312,12 @@ func (c *JSONChecker) stringBytes(p []byte) error {
 	c.strLen += len(p)
 	if c.inKey {
 		f := &c.stack[len(c.stack)-1]
-		f.key = append(f.key, p[:min(len(p), c.l.MaxStringLen+1-len(f.key))]...)
+		// Keep at most MaxStringLen+1 bytes of a key, written so that it
+		// cannot wrap at math.MaxInt: len(f.key) <= MaxStringLen+1.
+		if room := c.l.MaxStringLen - len(f.key); len(p) > room {
+			p = p[:room+1]
+		}
+		f.key = append(f.key, p...)
 	}
 	if c.strLen > c.l.MaxStringLen {
 		return c.breach("MaxStringLen", c.l.MaxStringLen, min(c.strLen, c.l.MaxStringLen+1))

@@ -111,7 +111,7 @@ func (d *Reader) ReadAllChunks() ([][]byte, error) {
 	for {
 		// Before allocating a chunk, look for the end with a small read,
 		// so that a body that ends at a chunk boundary costs no empty chunk.
-		p := probe[:min(int64(len(probe)), remaining+1)]
+		p := clip(probe[:], remaining)
 		n, err := d.Read(p)
 		if int64(n) > remaining {
 			return nil, io.ErrNoProgress // unreachable: the Reader stops at the limit

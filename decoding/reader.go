@@ -102,9 +102,7 @@ func (d *Reader) Read(p []byte) (int, error) {
 	if d.b.MaxDecodedRunes > 0 {
 		// Each character takes at least one byte: asking for one byte past
 		// the remaining characters can yield at most one character too many.
-		if left := d.b.MaxDecodedRunes - d.runes + 1; int64(len(p)) > left {
-			p = p[:left]
-		}
+		p = clip(p, d.b.MaxDecodedRunes-d.runes)
 	}
 	n, err := d.top.Read(p)
 	if d.b.MaxDecodedRunes > 0 && n > 0 {
@@ -117,7 +115,7 @@ func (d *Reader) Read(p []byte) (int, error) {
 	}
 	if d.b.MaxRatio > 0 && d.top.out > limits.RatioGrace && err == nil {
 		if float64(d.top.out) > d.b.MaxRatio*float64(d.wire.n) {
-			d.fail(&limits.Error{Stage: limits.StageRatio, Limit: int64(d.b.MaxRatio),
+			d.fail(&limits.Error{Stage: limits.StageRatio, Limit: ratioLimit(d.b.MaxRatio),
 				Observed: d.top.out / max(d.wire.n, 1), Encoding: d.top.name})
 			err = d.fault
 			n = 0
@@ -201,9 +199,7 @@ func (w *wireReader) Read(p []byte) (int, error) {
 	if w.d.fault != nil {
 		return 0, w.d.fault
 	}
-	if left := w.max - w.n + 1; int64(len(p)) > left {
-		p = p[:left]
-	}
+	p = clip(p, w.max-w.n)
 	n, err := w.src.Read(p)
 	w.n += int64(n)
 	if w.n > w.max {
@@ -256,9 +252,7 @@ func (l *layer) Read(p []byte) (int, error) {
 		l.dec = dec
 	}
 	// Ask for at most one byte past the limit.
-	if left := l.max - l.out + 1; int64(len(p)) > left {
-		p = p[:left]
-	}
+	p = clip(p, l.max-l.out)
 	n, err := l.dec.Read(p)
 	l.out += int64(n)
 	if l.out > l.max {

@@ -30,6 +30,12 @@ const (
 // default; a negative field is invalid and makes [Budget.Validate] fail.
 // Nothing is unlimited. A Budget is a plain value, safe to copy and to share
 // between goroutines.
+//
+// Every non-negative value is accepted, up to math.MaxInt64 (and
+// math.MaxFloat64 for MaxRatio): the arithmetic on limits saturates, so
+// "effectively unlimited" written as math.MaxInt64 gives a working reader
+// whose only bound is then the body itself. Such a budget bounds nothing;
+// prefer a real number.
 type Budget struct {
 	// MaxWireBytes caps the body bytes read off the connection, after
 	// transfer framing (chunked, HTTP/2 DATA) is removed and before any
