@@ -113,7 +113,9 @@ func (d *Reader) Read(p []byte) (int, error) {
 			err, n = d.fault, 0
 		}
 	}
-	if d.b.MaxRatio > 0 && d.top.out > limits.RatioGrace && err == nil {
+	// The last bytes may come with io.EOF (flate does so): check them too,
+	// so that whether a body passes is monotonic in its ratio.
+	if d.b.MaxRatio > 0 && d.top.out > limits.RatioGrace && (err == nil || err == io.EOF) {
 		if float64(d.top.out) > d.b.MaxRatio*float64(d.wire.n) {
 			d.fail(&limits.Error{Stage: limits.StageRatio, Limit: ratioLimit(d.b.MaxRatio),
 				Observed: d.top.out / max(d.wire.n, 1), Encoding: d.top.name})

@@ -96,7 +96,10 @@ type Budget struct {
 
 // RatioGrace is the number of decoded bytes a body may produce before
 // [Budget.MaxRatio] is checked, so that small, highly compressible bodies
-// (a short run of spaces, an empty JSON array) are not rejected.
+// (a short run of spaces, an empty JSON array) are not rejected. A body of
+// at most RatioGrace decoded bytes never fails the ratio; past it, the ratio
+// is checked on every read, the one that ends the body included, so the
+// verdict is monotonic in the ratio.
 const RatioGrace = 16 << 10
 
 // Validate reports the first invalid field of b, or nil. The error names the
