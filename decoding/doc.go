@@ -37,6 +37,24 @@
 // A body of zero wire bytes is an empty body under any coding, as Go's own
 // transport treats it.
 //
+// # Timeout
+//
+// [limits.Budget.Timeout] runs from the first Read of a [Reader]. The
+// elapsed time is checked when Read is called and again when the source's
+// Read returns, so a body whose end arrived after the deadline is rejected
+// with [limits.StageTimeout] even when its last bytes came together with
+// io.EOF; a Read that returns after the deadline returns no bytes.
+//
+// The Reader cannot interrupt a Read blocked in its source: a plain
+// [io.Reader] offers no way to, and a source that never returns blocks Read
+// forever. The Reader does not close its source on a timer either: closing
+// concurrently with a Read is safe for some sources only (net/http bodies,
+// [net.Conn]) and would race the caller's own Close. To bound a blocked
+// read, close the source from another goroutine where the source allows it,
+// or set a deadline on the connection; then Read returns the source's
+// error. boundhttp's Transport and Middleware do this for their bodies. No
+// goroutine or timer is started by this package.
+//
 // # Layers
 //
 // A list such as "gzip, br" is removed last-applied-first (br, then gzip).

@@ -123,6 +123,14 @@ func (d *Reader) Read(p []byte) (int, error) {
 			n = 0
 		}
 	}
+	if d.b.Timeout > 0 && (err == nil || err == io.EOF) {
+		// Also after the Read: a source that blocked past the deadline and
+		// then returned the end (or data with io.EOF) is late all the same.
+		if el := time.Since(d.start); el > d.b.Timeout {
+			d.fail(d.timeoutError(el))
+			n, err = 0, d.fault
+		}
+	}
 	if err != nil {
 		if err != io.EOF && d.fault != nil {
 			err = d.fault

@@ -90,7 +90,10 @@ type Budget struct {
 
 	// Timeout caps the time from the first body byte asked for to the
 	// verified end of the body. It does not cover connecting, sending the
-	// request or waiting for response headers. Zero means none.
+	// request or waiting for response headers. A body that reaches its end
+	// after Timeout is rejected; whether a read blocked in the source can be
+	// interrupted depends on the source (package decoding says what a plain
+	// io.Reader allows). Zero means none.
 	Timeout time.Duration
 }
 
