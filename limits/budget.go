@@ -64,7 +64,9 @@ type Budget struct {
 	// frame window, and the window of large-window brotli (RFC 9841).
 	// Standard brotli windows are at most 16 MiB and are always allowed. A
 	// larger declaration is rejected before the window is allocated. It
-	// bounds decoder memory, not output. Unit: bytes. Zero means
+	// bounds decoder memory, not output. A value above the largest window a
+	// stream can declare (about 3.75 TB for zstd) allows every window and
+	// is otherwise harmless. Unit: bytes. Zero means
 	// [DefaultMaxWindowBytes].
 	MaxWindowBytes int64
 
