@@ -43,7 +43,10 @@ type Reader struct {
 //
 // It fails without reading r when b or an option is invalid, when the list
 // has more than b.MaxLayers codings ([limits.StageLayers]) or when a coding
-// is not supported ([limits.StageEncoding]).
+// is not supported ([limits.StageEncoding]). The error's Encoding is then
+// one coding (the first beyond MaxLayers, or the first unsupported one),
+// cut to [limits.MaxEcho] bytes: a peer's header never reaches an error
+// whole.
 func NewReader(r io.Reader, contentEncoding string, b limits.Budget, opts ...Option) (*Reader, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
@@ -55,12 +58,13 @@ func NewReader(r io.Reader, contentEncoding string, b limits.Budget, opts ...Opt
 	b = b.WithDefaults()
 	codings := ParseContentEncoding(contentEncoding)
 	if len(codings) > b.MaxLayers {
+		// Name the first coding beyond the limit, never the whole header.
 		return nil, &limits.Error{Stage: limits.StageLayers, Limit: int64(b.MaxLayers),
-			Observed: int64(len(codings)), Declared: true, Encoding: contentEncoding}
+			Observed: int64(len(codings)), Declared: true, Encoding: cutEcho(codings[b.MaxLayers])}
 	}
 	for _, c := range codings {
 		if !IsSupported(c) {
-			return nil, &limits.Error{Stage: limits.StageEncoding, Encoding: c}
+			return nil, &limits.Error{Stage: limits.StageEncoding, Encoding: cutEcho(c)}
 		}
 	}
 	d := &Reader{b: b, cfg: cfg, src: r}
