@@ -7,7 +7,8 @@
 // decoded, never with a size a header declares. Bytes read
 // from a [Reader] are tentative until it returns [io.EOF], which it does only
 // after every coding ended cleanly: end-of-stream marker seen, checksums
-// verified, no trailing bytes, no extra gzip member or zstd frame. [ReadAll]
+// verified where the coding has them (see "What each coding verifies"), no
+// trailing bytes, no extra gzip member or zstd frame. [ReadAll]
 // returns the whole verified body or an error, never a prefix.
 //
 // # Codings
@@ -30,12 +31,36 @@
 //     [limits.StageWindow] rejection, declared content sizes whose sum exceeds
 //     MaxDecodedBytes a [limits.StageDecoded] one, both before any history is
 //     allocated. One frame by default; see [WithMaxMembers]. Checksums are
-//     verified when present.
+//     verified when present; see [WithRequireChecksum] to require them.
 //   - identity, and an empty Content-Encoding: bytes pass unchanged, charged
 //     to both the wire and the decoded limit.
 //
 // A body of zero wire bytes is an empty body under any coding, as Go's own
 // transport treats it.
+//
+// # What each coding verifies
+//
+// "Ended cleanly" means what the coding can check, and that differs:
+//
+//   - gzip: per member, a CRC-32 of the decoded bytes and their length
+//     modulo 2^32 (ISIZE). A corrupt or truncated member is rejected.
+//   - deflate (zlib): an Adler-32 of the decoded bytes. Adler-32 is weak
+//     for short inputs but catches bit flips and truncation.
+//   - zstd: the frame structure, and a content checksum (the low 32 bits of
+//     an XXH64 of the decoded bytes) only
+//     if the frame carries one (the Content_Checksum_flag is optional;
+//     most encoders set it, some servers do not).
+//   - br: brotli has no checksum. Only its own stream structure is checked
+//     (valid meta-blocks, the last-block marker, no trailing bytes); a bit
+//     flip that leaves the structure valid decodes to different content
+//     and is accepted.
+//   - identity: nothing. Only the framing below (Content-Length, chunked,
+//     HTTP/2 END_STREAM) tells where the body ends.
+//
+// [WithRequireChecksum] accepts only bodies whose every coding verifies its
+// content with a checksum: it rejects br, zstd frames without a checksum
+// and non-empty bodies without a content-coding, with
+// [limits.StageIntegrity].
 //
 // # Timeout
 //

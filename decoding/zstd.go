@@ -37,7 +37,8 @@ type zstdCodec struct {
 func newZstd(src io.Reader, d *Reader) *zstdCodec {
 	c := &zstdCodec{d: d, src: src}
 	c.in = frameInspector{d: d, src: src, maxFrames: d.cfg.maxMembers,
-		maxWindow: d.b.MaxWindowBytes, maxContent: d.b.MaxDecodedBytes}
+		maxWindow: d.b.MaxWindowBytes, maxContent: d.b.MaxDecodedBytes,
+		requireChecksum: d.cfg.requireChecksum}
 	return c
 }
 
