@@ -29,7 +29,7 @@ type Reader struct {
 	top    *layer
 
 	start    time.Time
-	sizeHint int64         // expected decoded size, for ReadAllChunks
+	sizeHint int64         // expected decoded size, for readAllChunks
 	runes    int64         // characters returned, when MaxDecodedRunes is set
 	fault    *limits.Error // first budget breach, shared by all layers
 	srcErr   error         // a read error of the source that is not ours
