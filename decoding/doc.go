@@ -46,10 +46,10 @@
 //     modulo 2^32 (ISIZE). A corrupt or truncated member is rejected.
 //   - deflate (zlib): an Adler-32 of the decoded bytes. Adler-32 is weak
 //     for short inputs but catches bit flips and truncation.
-//   - zstd: the frame structure, and a content checksum (the low 32 bits of
-//     an XXH64 of the decoded bytes) only
-//     if the frame carries one (the Content_Checksum_flag is optional;
-//     most encoders set it, some servers do not).
+//   - zstd: the frame structure, and a content checksum (the low 32 bits
+//     of an XXH64 of the decoded bytes) only if the frame carries one (the
+//     Content_Checksum_flag is optional; most encoders set it, some servers
+//     do not).
 //   - br: brotli has no checksum. Only its own stream structure is checked
 //     (valid meta-blocks, the last-block marker, no trailing bytes); a bit
 //     flip that leaves the structure valid decodes to different content

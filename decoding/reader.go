@@ -19,7 +19,14 @@ var ErrClosed = errors.New("decoding: read after Close")
 // every later Read returns the same error. Bytes returned before io.EOF are
 // tentative; io.EOF is returned only after every coding ended cleanly.
 //
-// A Reader is not safe for concurrent use.
+// A Reader is not safe for concurrent use, and that includes Close: Close
+// returns the decoders to their pools, so it must not run while a Read is
+// in progress. To abort a Read blocked in the source, close the source
+// itself from another goroutine (where the source allows that, as net/http
+// bodies and net.Conn do), wait for Read to return, then call Close; the
+// caller that wraps a Reader for concurrent Close (as boundhttp's bodies
+// do) must give it that order. The package itself starts no goroutine and
+// never touches a Reader or its source from another one.
 type Reader struct {
 	b      limits.Budget // defaults applied
 	cfg    config
@@ -162,7 +169,7 @@ func (d *Reader) Budget() limits.Budget { return d.b }
 // Close returns the decoders to their pools and closes the source if it is
 // an [io.Closer]. Read after Close returns [ErrClosed] (or the error that
 // ended the body earlier). Close is idempotent; only the first call closes the
-// source.
+// source. It must not be called while a Read is in progress (see [Reader]).
 func (d *Reader) Close() error {
 	if d.closed {
 		return nil
