@@ -4,14 +4,14 @@ import (
 	"errors"
 	"io"
 
-	"github.com/boundhttp/boundhttp/decoding"
+	"github.com/boundhttp/boundhttp/internal/chunk"
 )
 
 // fullBody serves a verified, decoded body from memory, in the chunks it
 // was read into, and returns them to their pool on Close.
 type fullBody struct {
-	chunks [][]byte // never resliced, so that Close can release them
-	i, off int      // the next byte is chunks[i][off]
+	chunks chunk.List // released by Close
+	i, off int        // the next byte is chunks.Chunk(i)[off]
 	size   int64
 	c      *usageCell
 	closed bool
@@ -21,24 +21,20 @@ type fullBody struct {
 var errBodyClosed = errors.New("boundhttp: read on closed body")
 
 // newFullBody returns a body serving chunks, recording into c.
-func newFullBody(chunks [][]byte, c *usageCell) *fullBody {
-	f := &fullBody{chunks: chunks, c: c}
-	for _, ch := range chunks {
-		f.size += int64(len(ch))
-	}
-	return f
+func newFullBody(chunks chunk.List, c *usageCell) *fullBody {
+	return &fullBody{chunks: chunks, c: c, size: chunks.Size()}
 }
 
 func (f *fullBody) Read(p []byte) (int, error) {
 	if f.closed {
 		return 0, errBodyClosed
 	}
-	if f.i == len(f.chunks) {
+	if f.i == f.chunks.Len() {
 		return 0, io.EOF
 	}
 	var n int
-	for n < len(p) && f.i < len(f.chunks) {
-		m := copy(p[n:], f.chunks[f.i][f.off:])
+	for n < len(p) && f.i < f.chunks.Len() {
+		m := copy(p[n:], f.chunks.Chunk(f.i)[f.off:])
 		n += m
 		f.advance(m)
 	}
@@ -47,7 +43,7 @@ func (f *fullBody) Read(p []byte) (int, error) {
 
 // advance moves past m bytes of the current chunk.
 func (f *fullBody) advance(m int) {
-	if f.off += m; f.off == len(f.chunks[f.i]) {
+	if f.off += m; f.off == len(f.chunks.Chunk(f.i)) {
 		f.i, f.off = f.i+1, 0
 	}
 }
@@ -58,8 +54,8 @@ func (f *fullBody) WriteTo(w io.Writer) (int64, error) {
 		return 0, errBodyClosed
 	}
 	var n int64
-	for f.i < len(f.chunks) {
-		m, err := w.Write(f.chunks[f.i][f.off:])
+	for f.i < f.chunks.Len() {
+		m, err := w.Write(f.chunks.Chunk(f.i)[f.off:])
 		n += int64(m)
 		f.advance(m)
 		if err != nil {
@@ -73,8 +69,7 @@ func (f *fullBody) WriteTo(w io.Writer) (int64, error) {
 func (f *fullBody) Close() error {
 	if !f.closed {
 		f.closed = true
-		decoding.ReleaseChunks(f.chunks)
-		f.chunks = nil
+		f.chunks.Release()
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/boundhttp/boundhttp/decoding"
+	"github.com/boundhttp/boundhttp/internal/chunk"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -23,13 +24,13 @@ func isJSON(contentType string) bool {
 }
 
 // checkJSONChunks checks a whole body held in chunks.
-func checkJSONChunks(chunks [][]byte, l limits.JSON) error {
+func checkJSONChunks(chunks chunk.List, l limits.JSON) error {
 	c, err := decoding.NewJSONChecker(l)
 	if err != nil {
 		return err
 	}
-	for _, ch := range chunks {
-		if _, err := c.Write(ch); err != nil {
+	for i := range chunks.Len() {
+		if _, err := c.Write(chunks.Chunk(i)); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp/decoding"
+	"github.com/boundhttp/boundhttp/internal/chunk"
 	"github.com/boundhttp/boundhttp/limits"
 	"github.com/boundhttp/boundhttp/schema"
 )
@@ -241,7 +242,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	if len(codings) == 0 {
 		d.SetSizeHint(r.ContentLength)
 	}
-	chunks, err := d.ReadAllChunks()
+	chunks, err := chunk.ReadAll(d)
 	if deadline {
 		rc.SetReadDeadline(time.Time{})
 	}

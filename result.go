@@ -86,10 +86,13 @@ type Rejection struct {
 	Detail   string       `json:"detail"`
 }
 
-// RejectionOf returns the Rejection describing e.
+// RejectionOf returns the Rejection describing e. Peer-chosen strings
+// reach it bounded: Encoding through [limits.Echo], Detail through
+// [limits.Error.Error] (which writes the pointer through
+// [limits.EchoPointer]).
 func RejectionOf(e *limits.Error) *Rejection {
 	return &Rejection{Stage: e.Stage, Limit: e.Limit, Observed: e.Observed,
-		Declared: e.Declared, Encoding: e.Encoding, Detail: e.Error()}
+		Declared: e.Declared, Encoding: limits.Echo(e.Encoding), Detail: e.Error()}
 }
 
 // ResultOf builds the Result of a response and error returned by an

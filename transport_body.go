@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp/decoding"
+	"github.com/boundhttp/boundhttp/internal/chunk"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -42,13 +43,13 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	return n, b.after(err)
 }
 
-func (b *bodyReader) readAll() ([][]byte, error) {
-	data, err := b.d.ReadAllChunks()
+func (b *bodyReader) readAll() (chunk.List, error) {
+	data, err := chunk.ReadAll(b.d)
 	if err == nil {
 		b.c.set(b.d.Usage(), true)
 		return data, nil
 	}
-	return nil, b.after(err)
+	return chunk.List{}, b.after(err)
 }
 
 // after records the usage and turns a read cut short by the timer into a

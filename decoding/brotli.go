@@ -36,6 +36,9 @@ func (c *brotliCodec) Read(p []byte) (int, error) {
 			}
 			return 0, err
 		}
+		if c.d.cfg.requireChecksum {
+			return 0, errNoChecksum // brotli has no checksum
+		}
 		if wbits, ok := largeWindowBits(hdr); ok {
 			window := int64(1) << wbits
 			if window > max(c.d.b.MaxWindowBytes, standardBrotliWindow) {

@@ -2,6 +2,7 @@ package decoding
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"sync"
 )
@@ -10,6 +11,9 @@ import (
 func newCodec(name string, src io.Reader, d *Reader) (codec, error) {
 	switch name {
 	case "identity":
+		if d.cfg.requireChecksum {
+			return &unverifiable{src: src}, nil
+		}
 		return identity{src}, nil
 	case "gzip":
 		return newGzip(src, d.cfg.maxMembers), nil
@@ -27,6 +31,25 @@ func newCodec(name string, src io.Reader, d *Reader) (codec, error) {
 type identity struct{ io.Reader }
 
 func (identity) release() {}
+
+// errNoChecksum rejects a coding that cannot verify its content, under
+// [WithRequireChecksum].
+var errNoChecksum = errors.New("decoding: no checksum (a checksummed coding is required)")
+
+// unverifiable is identity under [WithRequireChecksum]: an empty body passes,
+// any byte is refused.
+type unverifiable struct{ src io.Reader }
+
+func (u *unverifiable) Read(p []byte) (int, error) {
+	var one [1]byte
+	n, err := u.src.Read(one[:])
+	if n > 0 {
+		return 0, errNoChecksum
+	}
+	return 0, err
+}
+
+func (*unverifiable) release() {}
 
 // bufPool holds the bufio.Readers that give gzip and zlib the io.ByteReader
 // they want and let a codec look for bytes after the end of its stream.

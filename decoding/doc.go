@@ -7,7 +7,8 @@
 // decoded, never with a size a header declares. Bytes read
 // from a [Reader] are tentative until it returns [io.EOF], which it does only
 // after every coding ended cleanly: end-of-stream marker seen, checksums
-// verified, no trailing bytes, no extra gzip member or zstd frame. [ReadAll]
+// verified where the coding has them (see "What each coding verifies"), no
+// trailing bytes, no extra gzip member or zstd frame. [ReadAll]
 // returns the whole verified body or an error, never a prefix.
 //
 // # Codings
@@ -30,12 +31,54 @@
 //     [limits.StageWindow] rejection, declared content sizes whose sum exceeds
 //     MaxDecodedBytes a [limits.StageDecoded] one, both before any history is
 //     allocated. One frame by default; see [WithMaxMembers]. Checksums are
-//     verified when present.
+//     verified when present; see [WithRequireChecksum] to require them.
 //   - identity, and an empty Content-Encoding: bytes pass unchanged, charged
 //     to both the wire and the decoded limit.
 //
 // A body of zero wire bytes is an empty body under any coding, as Go's own
 // transport treats it.
+//
+// # What each coding verifies
+//
+// "Ended cleanly" means what the coding can check, and that differs:
+//
+//   - gzip: per member, a CRC-32 of the decoded bytes and their length
+//     modulo 2^32 (ISIZE). A corrupt or truncated member is rejected.
+//   - deflate (zlib): an Adler-32 of the decoded bytes. Adler-32 is weak
+//     for short inputs but catches bit flips and truncation.
+//   - zstd: the frame structure, and a content checksum (the low 32 bits
+//     of an XXH64 of the decoded bytes) only if the frame carries one (the
+//     Content_Checksum_flag is optional; most encoders set it, some servers
+//     do not).
+//   - br: brotli has no checksum. Only its own stream structure is checked
+//     (valid meta-blocks, the last-block marker, no trailing bytes); a bit
+//     flip that leaves the structure valid decodes to different content
+//     and is accepted.
+//   - identity: nothing. Only the framing below (Content-Length, chunked,
+//     HTTP/2 END_STREAM) tells where the body ends.
+//
+// [WithRequireChecksum] accepts only bodies whose every coding verifies its
+// content with a checksum: it rejects br, zstd frames without a checksum
+// and non-empty bodies without a content-coding, with
+// [limits.StageIntegrity].
+//
+// # Timeout
+//
+// [limits.Budget.Timeout] runs from the first Read of a [Reader]. The
+// elapsed time is checked when Read is called and again when the source's
+// Read returns, so a body whose end arrived after the deadline is rejected
+// with [limits.StageTimeout] even when its last bytes came together with
+// io.EOF; a Read that returns after the deadline returns no bytes.
+//
+// The Reader cannot interrupt a Read blocked in its source: a plain
+// [io.Reader] offers no way to, and a source that never returns blocks Read
+// forever. The Reader does not close its source on a timer either: closing
+// concurrently with a Read is safe for some sources only (net/http bodies,
+// [net.Conn]) and would race the caller's own Close. To bound a blocked
+// read, close the source from another goroutine where the source allows it,
+// or set a deadline on the connection; then Read returns the source's
+// error. boundhttp's Transport and Middleware do this for their bodies. No
+// goroutine or timer is started by this package.
 //
 // # Layers
 //

@@ -14,7 +14,10 @@ import (
 // JSON document within the shape limits l. A breach is a [*limits.Error]
 // of stage [limits.StageJSON] naming the limit (Field) and where it tripped
 // (Pointer); a syntax error is one of stage [limits.StageIntegrity] with
-// Field "syntax". It streams: memory is bounded by l.MaxDepth and the
+// Field "syntax". No error text carries body content: syntax errors give
+// the byte offset and the class of the offending byte ("a letter", "a
+// control byte"), never the byte, and the pointer, whose keys the document
+// chose, reaches text only through [limits.EchoPointer]. It streams: memory is bounded by l.MaxDepth and the
 // object keys on the current path, not by the document's size.
 func CheckJSON(r io.Reader, l limits.JSON) error {
 	c, err := NewJSONChecker(l)
@@ -188,7 +191,7 @@ func (c *JSONChecker) Write(p []byte) (int, error) {
 					return 0, err
 				}
 			default:
-				return 0, c.syntax("control character %#x in a string", b)
+				return 0, c.syntax("a control byte in a string")
 			}
 			i++
 			c.off++
@@ -200,7 +203,7 @@ func (c *JSONChecker) Write(p []byte) (int, error) {
 			case 'u':
 				c.state = jHex1
 			default:
-				return 0, c.syntax("invalid escape \\%c", b)
+				return 0, c.syntax("invalid escape: backslash followed by %s", byteClass(b))
 			}
 			if err := c.stringBytes(p[i : i+1]); err != nil {
 				return 0, err
@@ -249,7 +252,7 @@ func (c *JSONChecker) Write(p []byte) (int, error) {
 				break
 			}
 			if b != '"' {
-				return 0, c.syntax("expected an object key, found %q", b)
+				return 0, c.syntax("expected an object key, found %s", byteClass(b))
 			}
 			f := &c.stack[len(c.stack)-1]
 			f.n++
@@ -260,7 +263,7 @@ func (c *JSONChecker) Write(p []byte) (int, error) {
 				break
 			}
 			if b != ':' {
-				return 0, c.syntax("expected ':', found %q", b)
+				return 0, c.syntax("expected ':', found %s", byteClass(b))
 			}
 			c.state, c.inKey = jValue, false
 		case jAfter:
@@ -281,7 +284,7 @@ func (c *JSONChecker) Write(p []byte) (int, error) {
 				c.stack = c.stack[:n-1]
 				c.endValue()
 			default:
-				return 0, c.syntax("expected ',' or a closing bracket, found %q", b)
+				return 0, c.syntax("expected ',' or a closing bracket, found %s", byteClass(b))
 			}
 		case jLiteral:
 			if b != c.lit[0] {
@@ -312,7 +315,12 @@ func (c *JSONChecker) stringBytes(p []byte) error {
 	c.strLen += len(p)
 	if c.inKey {
 		f := &c.stack[len(c.stack)-1]
-		f.key = append(f.key, p[:min(len(p), c.l.MaxStringLen+1-len(f.key))]...)
+		// Keep at most MaxStringLen+1 bytes of a key, written so that it
+		// cannot wrap at math.MaxInt: len(f.key) <= MaxStringLen+1.
+		if room := c.l.MaxStringLen - len(f.key); len(p) > room {
+			p = p[:room+1]
+		}
+		f.key = append(f.key, p...)
 	}
 	if c.strLen > c.l.MaxStringLen {
 		return c.breach("MaxStringLen", c.l.MaxStringLen, min(c.strLen, c.l.MaxStringLen+1))
@@ -344,7 +352,7 @@ func (c *JSONChecker) startValue(b byte) error {
 	case b == 'n':
 		c.state, c.lit = jLiteral, "ull"
 	default:
-		return c.syntax("unexpected %q", b)
+		return c.syntax("unexpected %s", byteClass(b))
 	}
 	return nil
 }
@@ -403,6 +411,38 @@ func numberStep(s jsonState, b byte) (next jsonState, ok, end bool) {
 		return s, true, true
 	}
 	return s, false, false
+}
+
+// byteClass describes b for a syntax error without quoting body content:
+// the JSON punctuation itself, or the class of any other byte.
+func byteClass(b byte) string {
+	switch b {
+	case '{':
+		return "'{'"
+	case '}':
+		return "'}'"
+	case '[':
+		return "'['"
+	case ']':
+		return "']'"
+	case ':':
+		return "':'"
+	case ',':
+		return "','"
+	case '"':
+		return "a quote"
+	}
+	switch {
+	case b < 0x20 || b == 0x7f:
+		return "a control byte"
+	case b >= 0x80:
+		return "a non-ASCII byte"
+	case b >= '0' && b <= '9':
+		return "a digit"
+	case b|0x20 >= 'a' && b|0x20 <= 'z':
+		return "a letter"
+	}
+	return "another ASCII symbol"
 }
 
 func isHex(b byte) bool {

@@ -7,7 +7,8 @@ import "fmt"
 type Option func(*config) error
 
 type config struct {
-	maxMembers int
+	maxMembers      int
+	requireChecksum bool
 }
 
 func newConfig(opts []Option) (config, error) {
@@ -38,6 +39,23 @@ func WithMaxMembers(n int) Option {
 			n = 1
 		}
 		c.maxMembers = n
+		return nil
+	}
+}
+
+// WithRequireChecksum accepts only bodies whose every content-coding
+// verifies the decoded bytes with a checksum: gzip (CRC-32 and length per
+// member), deflate (the zlib format's Adler-32) and zstd frames that carry
+// their content checksum. A zstd frame without the checksum flag, any br
+// stream (brotli has no checksum) and a body of one byte or more with no
+// content-coding at all (identity has nothing to verify) are rejected with
+// [limits.StageIntegrity] before their content is decoded. A body of zero
+// wire bytes is empty under any coding and passes. The default is off: such
+// bodies are accepted on the strength of their own stream structure (see
+// the package documentation for what each coding verifies).
+func WithRequireChecksum() Option {
+	return func(c *config) error {
+		c.requireChecksum = true
 		return nil
 	}
 }

@@ -1,9 +1,10 @@
 package decoding
 
 import (
+	"errors"
 	"io"
-	"sync"
 
+	"github.com/boundhttp/boundhttp/internal/chunk"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -28,129 +29,80 @@ func ReadAll(r io.Reader, contentEncoding string, b limits.Budget, opts ...Optio
 // [ReadAll] does, and returns the decoders to their pools. It does not close
 // the source.
 func (d *Reader) ReadAll() ([]byte, error) {
-	chunks, err := d.ReadAllChunks()
+	chunks, err := d.readAllChunks()
 	if err != nil {
 		return nil, err
 	}
-	switch len(chunks) {
-	case 0:
-		return []byte{}, nil
-	case 1:
-		return chunks[0], nil
-	}
-	var n int
-	for _, c := range chunks {
-		n += len(c)
-	}
-	out := make([]byte, 0, n)
-	for _, c := range chunks {
-		out = append(out, c...)
-	}
-	ReleaseChunks(chunks)
-	return out, nil
+	return chunks.Join(), nil
 }
 
-// Chunk sizes of ReadAllChunks: the first is small so that small bodies stay
-// cheap, later ones double up to maxChunk. Chunks come from pools, one per
-// power-of-two size class.
-const (
-	minChunk   = 512
-	maxChunk   = 64 << 10
-	numClasses = 8 // 512 B, 1 KiB, ... 64 KiB
-)
-
-var chunkPools [numClasses]sync.Pool // of *[]byte
-
-// getChunk returns a slice of n bytes (n <= maxChunk) whose capacity is
-// the smallest size class that holds n.
-func getChunk(n int64) []byte {
-	c := 0
-	for int64(minChunk)<<c < n {
-		c++
-	}
-	if p, ok := chunkPools[c].Get().(*[]byte); ok {
-		return (*p)[:n]
-	}
-	return make([]byte, n, minChunk<<c)
-}
-
-// ReleaseChunks returns chunks from [Reader.ReadAllChunks] to their pools.
-// The caller must not use them afterwards. Slices of other origins are
-// ignored.
-func ReleaseChunks(chunks [][]byte) {
-	for _, ch := range chunks {
-		c := cap(ch)
-		if c < minChunk || c > maxChunk || c&(c-1) != 0 {
-			continue
+func init() {
+	chunk.Install(func(r io.Reader) (chunk.List, error) {
+		d, ok := r.(*Reader)
+		if !ok {
+			return chunk.List{}, errors.New("decoding: chunked read of a foreign reader")
 		}
-		class := 0
-		for minChunk<<class < c {
-			class++
-		}
-		ch = ch[:0]
-		chunkPools[class].Put(&ch)
-	}
+		return d.readAllChunks()
+	})
 }
 
-// ReadAllChunks reads the rest of d to its verified end and returns the
-// decoded bytes as consecutive chunks, or an error and no bytes. It avoids
-// the copying of a growing buffer: chunks of 512 B to 64 KiB come from
-// pools and are filled once; their capacity exceeds what remains of the
-// decoded limit by less than one chunk. Give them back with
-// [ReleaseChunks] when done. It returns the decoders to their pools and
-// does not close the source.
-func (d *Reader) ReadAllChunks() ([][]byte, error) {
+// readAllChunks reads the rest of d to its verified end and returns the
+// decoded bytes as consecutive pooled chunks, or an error and no bytes. It
+// avoids the copying of a growing buffer: chunks of 512 B to 64 KiB are
+// filled once; their capacity exceeds what remains of the decoded limit by
+// less than one chunk. It returns the decoders to their pools and does not
+// close the source. The root package reaches it through
+// internal/chunk.ReadAll; it is not public API.
+func (d *Reader) readAllChunks() (chunk.List, error) {
 	defer d.releaseDecoders()
 	remaining := d.b.MaxDecodedBytes - d.top.out
-	size := int64(minChunk)
+	size := int64(chunk.MinSize)
 	if d.sizeHint > 0 {
-		size = min(d.sizeHint, remaining, maxChunk)
+		size = min(d.sizeHint, remaining, chunk.MaxSize)
 	}
-	var chunks [][]byte
-	var probe [minChunk]byte
+	var chunks chunk.List
+	var probe [chunk.MinSize]byte
 	for {
 		// Before allocating a chunk, look for the end with a small read,
 		// so that a body that ends at a chunk boundary costs no empty chunk.
-		p := probe[:min(int64(len(probe)), remaining+1)]
+		p := clip(probe[:], remaining)
 		n, err := d.Read(p)
 		if int64(n) > remaining {
-			return nil, io.ErrNoProgress // unreachable: the Reader stops at the limit
+			chunks.Release()
+			return chunk.List{}, io.ErrNoProgress // unreachable: the Reader stops at the limit
 		}
 		if err == io.EOF {
 			if n > 0 {
-				buf := getChunk(int64(n))
-				copy(buf, p[:n])
-				chunks = append(chunks, buf)
+				copy(chunks.Next(int64(n)), p[:n])
 			}
 			return chunks, nil
 		}
 		if err != nil {
-			ReleaseChunks(chunks)
-			return nil, err
+			chunks.Release()
+			return chunk.List{}, err
 		}
-		buf := getChunk(min(max(size, int64(n)), remaining))
+		buf := chunks.Next(min(max(size, int64(n)), remaining))
 		copy(buf, p[:n])
 		m, err := d.fill(buf[n:])
 		m += n
 		remaining -= int64(m)
-		chunks = append(chunks, buf[:m])
+		chunks.Truncate(m)
 		switch err {
 		case nil:
-			size = min(size*2, maxChunk)
+			size = min(size*2, chunk.MaxSize)
 		case io.EOF:
 			return chunks, nil
 		default:
-			ReleaseChunks(chunks)
-			return nil, err
+			chunks.Release()
+			return chunk.List{}, err
 		}
 	}
 }
 
-// SetSizeHint tells [Reader.ReadAll] and [Reader.ReadAllChunks] how many
-// decoded bytes to expect, for example the Content-Length of an identity
-// body. It sizes the first chunk only, capped by what remains of the decoded
-// limit and by the largest chunk: a wrong hint costs memory within the
-// limit, never correctness.
+// SetSizeHint tells [Reader.ReadAll] how many decoded bytes to expect, for
+// example the Content-Length of an identity body. It sizes the first chunk
+// only, capped by what remains of the decoded limit and by the largest
+// chunk: a wrong hint costs memory within the limit, never correctness.
 func (d *Reader) SetSizeHint(n int64) { d.sizeHint = n }
 
 // fill reads until buf is full or the body ended; io.EOF means the

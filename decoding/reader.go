@@ -19,7 +19,14 @@ var ErrClosed = errors.New("decoding: read after Close")
 // every later Read returns the same error. Bytes returned before io.EOF are
 // tentative; io.EOF is returned only after every coding ended cleanly.
 //
-// A Reader is not safe for concurrent use.
+// A Reader is not safe for concurrent use, and that includes Close: Close
+// returns the decoders to their pools, so it must not run while a Read is
+// in progress. To abort a Read blocked in the source, close the source
+// itself from another goroutine (where the source allows that, as net/http
+// bodies and net.Conn do), wait for Read to return, then call Close; the
+// caller that wraps a Reader for concurrent Close (as boundhttp's bodies
+// do) must give it that order. The package itself starts no goroutine and
+// never touches a Reader or its source from another one.
 type Reader struct {
 	b      limits.Budget // defaults applied
 	cfg    config
@@ -29,7 +36,7 @@ type Reader struct {
 	top    *layer
 
 	start    time.Time
-	sizeHint int64         // expected decoded size, for ReadAllChunks
+	sizeHint int64         // expected decoded size, for readAllChunks
 	runes    int64         // characters returned, when MaxDecodedRunes is set
 	fault    *limits.Error // first budget breach, shared by all layers
 	srcErr   error         // a read error of the source that is not ours
@@ -43,7 +50,10 @@ type Reader struct {
 //
 // It fails without reading r when b or an option is invalid, when the list
 // has more than b.MaxLayers codings ([limits.StageLayers]) or when a coding
-// is not supported ([limits.StageEncoding]).
+// is not supported ([limits.StageEncoding]). The error's Encoding is then
+// one coding (the first beyond MaxLayers, or the first unsupported one),
+// cut to [limits.MaxEcho] bytes: a peer's header never reaches an error
+// whole.
 func NewReader(r io.Reader, contentEncoding string, b limits.Budget, opts ...Option) (*Reader, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
@@ -55,12 +65,13 @@ func NewReader(r io.Reader, contentEncoding string, b limits.Budget, opts ...Opt
 	b = b.WithDefaults()
 	codings := ParseContentEncoding(contentEncoding)
 	if len(codings) > b.MaxLayers {
+		// Name the first coding beyond the limit, never the whole header.
 		return nil, &limits.Error{Stage: limits.StageLayers, Limit: int64(b.MaxLayers),
-			Observed: int64(len(codings)), Declared: true, Encoding: contentEncoding}
+			Observed: int64(len(codings)), Declared: true, Encoding: cutEcho(codings[b.MaxLayers])}
 	}
 	for _, c := range codings {
 		if !IsSupported(c) {
-			return nil, &limits.Error{Stage: limits.StageEncoding, Encoding: c}
+			return nil, &limits.Error{Stage: limits.StageEncoding, Encoding: cutEcho(c)}
 		}
 	}
 	d := &Reader{b: b, cfg: cfg, src: r}
@@ -102,9 +113,7 @@ func (d *Reader) Read(p []byte) (int, error) {
 	if d.b.MaxDecodedRunes > 0 {
 		// Each character takes at least one byte: asking for one byte past
 		// the remaining characters can yield at most one character too many.
-		if left := d.b.MaxDecodedRunes - d.runes + 1; int64(len(p)) > left {
-			p = p[:left]
-		}
+		p = clip(p, d.b.MaxDecodedRunes-d.runes)
 	}
 	n, err := d.top.Read(p)
 	if d.b.MaxDecodedRunes > 0 && n > 0 {
@@ -115,12 +124,22 @@ func (d *Reader) Read(p []byte) (int, error) {
 			err, n = d.fault, 0
 		}
 	}
-	if d.b.MaxRatio > 0 && d.top.out > limits.RatioGrace && err == nil {
+	// The last bytes may come with io.EOF (flate does so): check them too,
+	// so that whether a body passes is monotonic in its ratio.
+	if d.b.MaxRatio > 0 && d.top.out > limits.RatioGrace && (err == nil || err == io.EOF) {
 		if float64(d.top.out) > d.b.MaxRatio*float64(d.wire.n) {
-			d.fail(&limits.Error{Stage: limits.StageRatio, Limit: int64(d.b.MaxRatio),
+			d.fail(&limits.Error{Stage: limits.StageRatio, Limit: ratioLimit(d.b.MaxRatio),
 				Observed: d.top.out / max(d.wire.n, 1), Encoding: d.top.name})
 			err = d.fault
 			n = 0
+		}
+	}
+	if d.b.Timeout > 0 && (err == nil || err == io.EOF) {
+		// Also after the Read: a source that blocked past the deadline and
+		// then returned the end (or data with io.EOF) is late all the same.
+		if el := time.Since(d.start); el > d.b.Timeout {
+			d.fail(d.timeoutError(el))
+			n, err = 0, d.fault
 		}
 	}
 	if err != nil {
@@ -150,7 +169,7 @@ func (d *Reader) Budget() limits.Budget { return d.b }
 // Close returns the decoders to their pools and closes the source if it is
 // an [io.Closer]. Read after Close returns [ErrClosed] (or the error that
 // ended the body earlier). Close is idempotent; only the first call closes the
-// source.
+// source. It must not be called while a Read is in progress (see [Reader]).
 func (d *Reader) Close() error {
 	if d.closed {
 		return nil
@@ -201,9 +220,7 @@ func (w *wireReader) Read(p []byte) (int, error) {
 	if w.d.fault != nil {
 		return 0, w.d.fault
 	}
-	if left := w.max - w.n + 1; int64(len(p)) > left {
-		p = p[:left]
-	}
+	p = clip(p, w.max-w.n)
 	n, err := w.src.Read(p)
 	w.n += int64(n)
 	if w.n > w.max {
@@ -256,9 +273,7 @@ func (l *layer) Read(p []byte) (int, error) {
 		l.dec = dec
 	}
 	// Ask for at most one byte past the limit.
-	if left := l.max - l.out + 1; int64(len(p)) > left {
-		p = p[:left]
-	}
+	p = clip(p, l.max-l.out)
 	n, err := l.dec.Read(p)
 	l.out += int64(n)
 	if l.out > l.max {

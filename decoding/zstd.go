@@ -21,6 +21,11 @@ var zstdPool = sync.Pool{New: func() any {
 	return d
 }}
 
+// zstdMaxDecoderWindow is the largest cap zstd.WithDecoderMaxWindow
+// accepts: (1<<41) + 7*(1<<38), about 3.75 TB, the largest window a frame
+// header can declare.
+const zstdMaxDecoderWindow = 1<<41 + 7<<38
+
 type zstdCodec struct {
 	d    *Reader
 	src  io.Reader
@@ -32,7 +37,8 @@ type zstdCodec struct {
 func newZstd(src io.Reader, d *Reader) *zstdCodec {
 	c := &zstdCodec{d: d, src: src}
 	c.in = frameInspector{d: d, src: src, maxFrames: d.cfg.maxMembers,
-		maxWindow: d.b.MaxWindowBytes, maxContent: d.b.MaxDecodedBytes}
+		maxWindow: d.b.MaxWindowBytes, maxContent: d.b.MaxDecodedBytes,
+		requireChecksum: d.cfg.requireChecksum}
 	return c
 }
 
@@ -42,7 +48,11 @@ func (c *zstdCodec) Read(p []byte) (int, error) {
 	}
 	if c.zr == nil {
 		c.zr = zstdPool.Get().(*zstd.Decoder)
-		window := max(uint64(c.d.b.MaxWindowBytes), zstd.MinWindowSize)
+		// The decoder refuses a cap outside [MinWindowSize,
+		// zstdMaxDecoderWindow]; a budget beyond it is clamped, never turned
+		// into a verdict on a valid body (no such window could be allocated
+		// anyway, and the frame inspector has checked the budget's value).
+		window := min(max(uint64(c.d.b.MaxWindowBytes), zstd.MinWindowSize), zstdMaxDecoderWindow)
 		if err := c.zr.ResetWithOptions(&c.in, zstd.WithDecoderMaxWindow(window)); err != nil {
 			return 0, err
 		}

@@ -19,6 +19,8 @@ type frameInspector struct {
 	maxFrames  int
 	maxWindow  int64
 	maxContent int64
+	// requireChecksum rejects a frame without the content checksum flag.
+	requireChecksum bool
 
 	state     inspectState
 	hdr       [18]byte // the part of a header collected so far
@@ -54,6 +56,9 @@ var (
 	errZstdMagic     = errors.New("decoding: not a zstd frame")
 	errZstdTruncated = errors.New("decoding: zstd stream ends inside a frame")
 	errZstdReserved  = errors.New("decoding: zstd reserved bit or block type set")
+	// errZstdNoChecksum rejects a frame without a content checksum under
+	// [WithRequireChecksum].
+	errZstdNoChecksum = errors.New("decoding: zstd frame without content checksum (a checksum is required)")
 )
 
 func (f *frameInspector) Read(p []byte) (int, error) {
@@ -209,6 +214,9 @@ func (f *frameInspector) header() error {
 	fhd := f.hdr[0]
 	single := fhd&0x20 != 0
 	f.checksum = fhd&0x04 != 0
+	if f.requireChecksum && !f.checksum {
+		return errZstdNoChecksum
+	}
 	pos := 1
 	var window uint64
 	if !single {

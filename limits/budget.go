@@ -30,6 +30,12 @@ const (
 // default; a negative field is invalid and makes [Budget.Validate] fail.
 // Nothing is unlimited. A Budget is a plain value, safe to copy and to share
 // between goroutines.
+//
+// Every non-negative value is accepted, up to math.MaxInt64 (and
+// math.MaxFloat64 for MaxRatio): the arithmetic on limits saturates, so
+// "effectively unlimited" written as math.MaxInt64 gives a working reader
+// whose only bound is then the body itself. Such a budget bounds nothing;
+// prefer a real number.
 type Budget struct {
 	// MaxWireBytes caps the body bytes read off the connection, after
 	// transfer framing (chunked, HTTP/2 DATA) is removed and before any
@@ -58,7 +64,9 @@ type Budget struct {
 	// frame window, and the window of large-window brotli (RFC 9841).
 	// Standard brotli windows are at most 16 MiB and are always allowed. A
 	// larger declaration is rejected before the window is allocated. It
-	// bounds decoder memory, not output. Unit: bytes. Zero means
+	// bounds decoder memory, not output. A value above the largest window a
+	// stream can declare (about 3.75 TB for zstd) allows every window and
+	// is otherwise harmless. Unit: bytes. Zero means
 	// [DefaultMaxWindowBytes].
 	MaxWindowBytes int64
 
@@ -84,13 +92,19 @@ type Budget struct {
 
 	// Timeout caps the time from the first body byte asked for to the
 	// verified end of the body. It does not cover connecting, sending the
-	// request or waiting for response headers. Zero means none.
+	// request or waiting for response headers. A body that reaches its end
+	// after Timeout is rejected; whether a read blocked in the source can be
+	// interrupted depends on the source (package decoding says what a plain
+	// io.Reader allows). Zero means none.
 	Timeout time.Duration
 }
 
 // RatioGrace is the number of decoded bytes a body may produce before
 // [Budget.MaxRatio] is checked, so that small, highly compressible bodies
-// (a short run of spaces, an empty JSON array) are not rejected.
+// (a short run of spaces, an empty JSON array) are not rejected. A body of
+// at most RatioGrace decoded bytes never fails the ratio; past it, the ratio
+// is checked on every read, the one that ends the body included, so the
+// verdict is monotonic in the ratio.
 const RatioGrace = 16 << 10
 
 // Validate reports the first invalid field of b, or nil. The error names the

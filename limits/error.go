@@ -60,19 +60,27 @@ type Error struct {
 	// zstd frame content size or window) rather than bytes actually read.
 	Declared bool
 	// Encoding is the content-coding involved, if any ("gzip", "br", ...).
+	// For StageLayers and StageEncoding it is the first coding that failed,
+	// as the peer wrote it but cut to [MaxEcho] bytes; Error writes it
+	// through [Echo].
 	Encoding string
 	// Field names the limit that tripped where a stage has several: for
 	// StageJSON "MaxDepth", "MaxArrayLen", "MaxStringLen" or
 	// "MaxObjectMembers"; "syntax" for a JSON syntax error (StageIntegrity).
 	Field string
 	// Pointer is where in a JSON document the limit tripped, as a JSON
-	// Pointer (RFC 6901) with object keys as written in the source.
+	// Pointer (RFC 6901) with object keys as written in the source. It is
+	// exact, for Go callers; it may be as long as the keys a peer chose, so
+	// Error writes it only through [EchoPointer].
 	Pointer string
 	// Err is the underlying cause (a decoder's error), or nil.
 	Err error
 }
 
-// Error returns a one-line description without any body content.
+// Error returns a one-line description without any body content: the
+// coding and the pointer, which a peer chooses, appear only as [Echo] and
+// [EchoPointer] render them, so the text is bounded whatever the peer sent
+// (the cause's text, Err.Error(), is appended as it is).
 func (e *Error) Error() string {
 	var b []byte
 	b = append(b, "limits: "...)
@@ -81,16 +89,22 @@ func (e *Error) Error() string {
 	case StageEncoding:
 		b = append(b, ": unsupported content-coding"...)
 		if e.Encoding != "" {
-			b = append(b, ' ')
-			b = strconv.AppendQuote(b, e.Encoding)
+			b = append(b, ` "`...)
+			b = append(b, Echo(e.Encoding)...)
+			b = append(b, '"')
 		}
 	case StageIntegrity:
 		b = append(b, ": malformed body"...)
-		if e.Encoding != "" {
-			b = append(b, " ("...)
-			b = append(b, e.Encoding...)
-			b = append(b, ')')
-		}
+		b = appendEncoding(b, e.Encoding)
+	case StageTimeout:
+		// "observed 1000 > limit 1000 ms" would read as a contradiction when
+		// the elapsed time rounds to the limit: say what was exceeded.
+		b = append(b, ": body not complete within "...)
+		b = strconv.AppendInt(b, e.Limit, 10)
+		b = append(b, " ms (elapsed "...)
+		b = strconv.AppendInt(b, e.Observed, 10)
+		b = append(b, " ms)"...)
+		b = appendEncoding(b, e.Encoding)
 	default:
 		b = append(b, " limit exceeded: "...)
 		if e.Field != "" {
@@ -106,15 +120,14 @@ func (e *Error) Error() string {
 		b = append(b, " > limit "...)
 		b = strconv.AppendInt(b, e.Limit, 10)
 		b = append(b, unit(e.Stage)...)
-		if e.Encoding != "" {
-			b = append(b, " ("...)
-			b = append(b, e.Encoding...)
-			b = append(b, ')')
-		}
+		b = appendEncoding(b, e.Encoding)
 	}
 	if e.Stage == StageJSON || e.Pointer != "" {
-		b = append(b, " at "...)
-		b = strconv.AppendQuote(b, e.Pointer)
+		// EchoPointer escapes every byte outside printable ASCII and the
+		// backslash, so quoting needs only the quotes.
+		b = append(b, ` at "`...)
+		b = append(b, EchoPointer(e.Pointer)...)
+		b = append(b, '"')
 	}
 	if e.Err != nil {
 		b = append(b, ": "...)
@@ -122,6 +135,20 @@ func (e *Error) Error() string {
 	}
 	return string(b)
 }
+
+// appendEncoding appends " (coding)" when there is a coding.
+func appendEncoding(b []byte, enc string) []byte {
+	if enc == "" {
+		return b
+	}
+	b = append(b, " ("...)
+	b = append(b, Echo(enc)...)
+	return append(b, ')')
+}
+
+// Timeout reports whether e is a [StageTimeout] rejection, the convention
+// of [net.Error], so that code written for net/http timeouts recognises it.
+func (e *Error) Timeout() bool { return e.Stage == StageTimeout }
 
 func unit(s Stage) string {
 	switch s {

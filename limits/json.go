@@ -12,7 +12,8 @@ const (
 
 // JSON holds limits on the shape of a JSON document: the constraints a
 // parser needs after decompression, which byte counts do not give. A zero
-// field means its default; a negative field is invalid.
+// field means its default; a negative field is invalid; any value up to
+// math.MaxInt is accepted and works (the arithmetic saturates).
 type JSON struct {
 	// MaxDepth caps the nesting of arrays and objects: a top-level array is
 	// at depth 1. Default [DefaultMaxJSONDepth].

@@ -1,0 +1,126 @@
+// Package chunk holds the pooled chunks that whole bodies are read into,
+// and the one way to read a [decoding.Reader] into them. It is internal:
+// pool plumbing is no part of the public API.
+//
+// Only this package puts slices into a [List], and each comes from the
+// pools, so [List.Release] can never pool a slice of another origin: a
+// caller's buffer cannot alias a later body.
+package chunk
+
+import (
+	"errors"
+	"io"
+	"sync"
+)
+
+// Chunk sizes: the first is small so that small bodies stay cheap, later
+// ones double up to MaxSize. One pool per power-of-two size class.
+const (
+	MinSize    = 512
+	MaxSize    = 64 << 10
+	numClasses = 8 // 512 B, 1 KiB, ... 64 KiB
+)
+
+var pools [numClasses]sync.Pool // of *[]byte
+
+// A List is a body held in consecutive pooled chunks. The zero value is an
+// empty list. It is a small value (one slice); a copy shares the chunks, so
+// release only one copy. It is not safe for concurrent use.
+type List struct {
+	c [][]byte // only ever appended to by Next
+}
+
+// Next takes a chunk of n bytes (0 < n <= MaxSize) from the pools, appends
+// it to l and returns it for filling. Its capacity is the smallest size
+// class that holds n.
+func (l *List) Next(n int64) []byte {
+	c := 0
+	for int64(MinSize)<<c < n {
+		c++
+	}
+	var buf []byte
+	if p, ok := pools[c].Get().(*[]byte); ok {
+		buf = (*p)[:n]
+	} else {
+		buf = make([]byte, n, MinSize<<c)
+	}
+	l.c = append(l.c, buf)
+	return buf
+}
+
+// Truncate cuts the last chunk to its first m bytes.
+func (l *List) Truncate(m int) {
+	last := &l.c[len(l.c)-1]
+	*last = (*last)[:m]
+}
+
+// Len returns the number of chunks.
+func (l *List) Len() int { return len(l.c) }
+
+// Chunk returns chunk i. Its capacity is clipped to its length, so that
+// appending to it cannot write into pooled memory.
+func (l *List) Chunk(i int) []byte { return l.c[i][:len(l.c[i]):len(l.c[i])] }
+
+// Size returns the bytes in all chunks.
+func (l *List) Size() int64 {
+	var n int64
+	for _, c := range l.c {
+		n += int64(len(c))
+	}
+	return n
+}
+
+// Join returns the bytes of l in one slice and releases l. A single chunk
+// is handed over without copying (and so never returns to its pool).
+func (l *List) Join() []byte {
+	switch len(l.c) {
+	case 0:
+		return []byte{}
+	case 1:
+		out := l.c[0]
+		l.c = nil
+		return out
+	}
+	out := make([]byte, 0, l.Size())
+	for _, c := range l.c {
+		out = append(out, c...)
+	}
+	l.Release()
+	return out
+}
+
+// Release returns the chunks to their pools and empties l. The slices
+// returned by Next and Chunk must not be used afterwards.
+func (l *List) Release() {
+	for _, ch := range l.c {
+		c := cap(ch)
+		class := 0
+		for MinSize<<class < c {
+			class++
+		}
+		ch = ch[:0]
+		pools[class].Put(&ch)
+	}
+	clear(l.c)
+	l.c = l.c[:0]
+}
+
+// readAll is installed by package decoding, which owns the Reader.
+var readAll func(io.Reader) (List, error)
+
+// Install sets the function [ReadAll] calls. Package decoding calls it from
+// its init; nothing else should.
+func Install(f func(io.Reader) (List, error)) { readAll = f }
+
+var errNoReader = errors.New("chunk: ReadAll needs a *decoding.Reader")
+
+// ReadAll reads r, which must be a *decoding.Reader, to its verified end
+// and returns the decoded bytes as pooled chunks, or an error and no bytes.
+// It returns the decoders to their pools and does not close the source.
+// Give the chunks back with [List.Release] when done.
+func ReadAll(r io.Reader) (List, error) {
+	if readAll == nil {
+		return List{}, errNoReader
+	}
+	return readAll(r)
+}

@@ -1,0 +1,48 @@
+package chunk
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestChunkCannotReachPooledMemory: appending to a chunk handed out by
+// Chunk never writes into pooled memory that a later body would use.
+func TestChunkCannotReachPooledMemory(t *testing.T) {
+	var l List
+	buf := l.Next(600)
+	for i := range buf {
+		buf[i] = 'x'
+	}
+	l.Truncate(600)
+	c := l.Chunk(0)
+	if cap(c) != len(c) {
+		t.Fatalf("cap(Chunk(0)) = %d, want %d (clipped)", cap(c), len(c))
+	}
+	grown := append(c, bytes.Repeat([]byte{'!'}, 100)...)
+	l.Release()
+	for range 50 {
+		var m List
+		b := m.Next(1000)
+		if bytes.Contains(b, []byte("!!!")) {
+			t.Errorf("a later chunk holds bytes appended to an earlier Chunk")
+		}
+		m.Release()
+	}
+	_ = grown
+}
+
+// TestReleaseOnlyPoolsOwnChunks: Release empties the list; a second
+// Release pools nothing twice.
+func TestReleaseOnlyPoolsOwnChunks(t *testing.T) {
+	var l List
+	l.Next(512)
+	l.Next(64 << 10)
+	if l.Len() != 2 || l.Size() != 512+64<<10 {
+		t.Fatalf("Len, Size = %d, %d", l.Len(), l.Size())
+	}
+	l.Release()
+	if l.Len() != 0 {
+		t.Fatalf("Len after Release = %d, want 0", l.Len())
+	}
+	l.Release() // nothing left to pool
+}

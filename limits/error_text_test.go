@@ -1,0 +1,65 @@
+package limits
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestTimeoutErrorIsNetTimeout pins issue 8 item 13: a StageTimeout error
+// answers Timeout() true, the net.Error convention; no other stage does.
+func TestTimeoutErrorIsNetTimeout(t *testing.T) {
+	t.Parallel()
+	var err error = &Error{Stage: StageTimeout, Limit: 1000, Observed: 1003}
+	var te interface{ Timeout() bool }
+	if !errors.As(err, &te) || !te.Timeout() {
+		t.Errorf("StageTimeout error: Timeout() not true")
+	}
+	for _, s := range []Stage{StageWire, StageDecoded, StageIntegrity, StageEncoding, StageRatio, StageJSON} {
+		if (&Error{Stage: s}).Timeout() {
+			t.Errorf("stage %s: Timeout() = true, want false", s)
+		}
+	}
+}
+
+// TestTimeoutMessageNotContradictory pins issue 8 item 13: the message says
+// what was exceeded instead of "observed 1000 > limit 1000 ms".
+func TestTimeoutMessageNotContradictory(t *testing.T) {
+	t.Parallel()
+	e := &Error{Stage: StageTimeout, Limit: 1000, Observed: 1000, Err: context.Canceled}
+	got := e.Error()
+	want := "limits: timeout: body not complete within 1000 ms (elapsed 1000 ms): context canceled"
+	if got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// TestErrorTextBoundedPeerStrings pins issue 8 item 16 and issue 9 item 4:
+// a peer-chosen pointer or coding reaches Error() only through Echo and
+// EchoPointer, while the fields keep the exact values.
+func TestErrorTextBoundedPeerStrings(t *testing.T) {
+	t.Parallel()
+	key := "IGNORE-PREVIOUS-" + strings.Repeat("instructions ", 40_000) // ~520 KB
+	ptr := "/" + key + "/3"
+	enc := strings.Repeat("x-evil\n", 70_000)
+	for _, e := range []*Error{
+		{Stage: StageJSON, Field: "MaxDepth", Limit: 2, Observed: 3, Pointer: ptr},
+		{Stage: StageIntegrity, Encoding: "json", Field: "syntax", Pointer: ptr},
+		{Stage: StageEncoding, Encoding: enc},
+		{Stage: StageLayers, Limit: 2, Observed: 3, Encoding: enc, Declared: true},
+		{Stage: StageIntegrity, Encoding: enc},
+		{Stage: StageTimeout, Limit: 1, Observed: 2, Encoding: enc},
+	} {
+		got := e.Error()
+		if len(got) >= 1024 {
+			t.Errorf("stage %s: len(Error()) = %d, want < 1024", e.Stage, len(got))
+		}
+		if strings.Contains(got, key[:17]) || strings.Contains(got, "\n") {
+			t.Errorf("stage %s: Error() = %.200q carries the key beyond its 16-byte prefix or a raw newline", e.Stage, got)
+		}
+		if e.Pointer != "" && !strings.Contains(got, key[:16]) {
+			t.Errorf("stage %s: Error() = %.200q lost the key's prefix", e.Stage, got)
+		}
+	}
+}
