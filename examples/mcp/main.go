@@ -169,6 +169,9 @@ func handler(log *slog.Logger, limits mcpbound.ServerLimits) (http.Handler, erro
 		Logger:      log,
 		ToolSchemas: toolSchemas(),
 		Reject:      writeJSONRPCError,
+		// MCP takes nothing but JSON: check every body's shape, whatever
+		// Content-Type the client declares.
+		JSONAlways: true,
 	})
 	if err != nil {
 		return nil, err

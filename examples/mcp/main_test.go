@@ -137,3 +137,34 @@ func TestCompressedBomb(t *testing.T) {
 		t.Errorf("gzip bomb tools/call: %d %+v, want 413 with a JSON-RPC error naming the decoded limit", resp.StatusCode, msg)
 	}
 }
+
+// TestShapeCheckedWhateverTheContentType: the MCP endpoint takes nothing but
+// JSON, so a too-deep document is refused even when the client declares
+// text/plain or no Content-Type at all (MiddlewareConfig.JSONAlways).
+func TestShapeCheckedWhateverTheContentType(t *testing.T) {
+	h, err := handler(slog.New(slog.NewTextHandler(io.Discard, nil)), serverLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
+	for _, ct := range []string{"", "text/plain", "application/json; charset"} {
+		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(deep))
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		} else {
+			req.Header["Content-Type"] = nil
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg struct{ Error struct{ Data struct{ Stage, Field string } } }
+		json.NewDecoder(resp.Body).Decode(&msg)
+		resp.Body.Close()
+		if resp.StatusCode != 413 || msg.Error.Data.Stage != "json" || msg.Error.Data.Field != "MaxDepth" {
+			t.Errorf("Content-Type %q: %d %+v, want 413 stage json, field MaxDepth", ct, resp.StatusCode, msg.Error.Data)
+		}
+	}
+}
