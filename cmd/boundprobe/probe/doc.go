@@ -33,8 +33,8 @@
 // from 1 KiB (1 KiB, 4 KiB, … 1 MiB, 4 MiB, … up to -max-size), then the
 // bracket is bisected to the byte. With the defaults (-max-size 64 MiB,
 // -max-requests 40) every ceiling is found exactly: a ceiling c needs about
-// log4(c/1024)+2 bracketing requests and log2(3c/4) bisection steps, 30
-// requests for 1 MiB, 33 for 4 MiB, at most 36 below 64 MiB. When the budget
+// log4(c/1024)+3 bracketing requests and log2(3c/4) bisection steps: 29
+// requests for 1 MiB, 32 for 4 MiB, at most 36 below 64 MiB. When the budget
 // runs out first, the result is an interval (ceiling accepted, refused_at
 // refused, exact false).
 //
