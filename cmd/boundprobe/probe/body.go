@@ -8,10 +8,13 @@ import (
 	"strings"
 )
 
-// The JSON body: a JSON-RPC notification whose padding string is sized so
-// that the whole document has exactly the requested length.
+// The JSON body: an MCP cancellation of a request that does not exist (a
+// JSON-RPC notification that MCP servers accept and ignore: the official Go
+// SDK answers an unknown notification 400, a cancellation 202), whose
+// reason is padding sized so that the whole document has exactly the
+// requested length.
 const (
-	jsonPrefix = `{"jsonrpc":"2.0","method":"notifications/boundprobe","params":{"padding":"`
+	jsonPrefix = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"boundprobe-no-such-request","reason":"`
 	jsonSuffix = `"}}`
 )
 

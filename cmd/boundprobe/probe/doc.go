@@ -9,10 +9,10 @@
 // (no proxy from the environment, no redirect followed, no keep-alive), with
 // a Content-Length. Bodies are generated, never read from disk. With a JSON
 // content type (the default, and always with -mcp) a body of N bytes is a
-// valid JSON document of exactly N bytes, a JSON-RPC notification that
-// servers ignore:
+// valid JSON document of exactly N bytes, an MCP notification that
+// cancels a request that does not exist, which servers ignore:
 //
-//	{"jsonrpc":"2.0","method":"notifications/boundprobe","params":{"padding":"aaaa…"}}
+//	{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"boundprobe-no-such-request","reason":"aaaa…"}}
 //
 // so that a JSON syntax check never refuses it; otherwise it is N bytes of
 // "a".

@@ -68,7 +68,7 @@ func (s *sseMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} else {
 			result = fmt.Sprintf(`{"tools":[{"name":"big","inputSchema":%s},{"name":"free","inputSchema":%s}]}`, bigSchema, freeSchema)
 		}
-	case "notifications/boundprobe":
+	case "notifications/cancelled":
 		s.probes++
 		fallthrough
 	default:
