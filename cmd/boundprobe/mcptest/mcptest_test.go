@@ -26,18 +26,18 @@ const (
 	tooBigSchema = `{"type":"object","additionalProperties":false,"required":["text"],"properties":{"text":{"type":"string","maxLength":200000}}}`
 )
 
-// budget is the Middleware's: 4 MiB on the wire and decoded.
-var budget = limits.Budget{MaxWireBytes: 4 << 20, MaxDecodedBytes: 4 << 20}
-
 // sdkServer returns the SDK's streamable HTTP handler (JSON answers) with
-// the two tools, behind the Middleware.
-func sdkServer() http.Handler {
+// the tool "fits" and, if tooBig, the tool "too_big", behind a Middleware
+// with budget.
+func sdkServer(budget limits.Budget, tooBig bool) http.Handler {
 	s := mcp.NewServer(&mcp.Implementation{Name: "probe-target", Version: "v1.0.0"}, nil)
 	echo := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 	}
 	s.AddTool(&mcp.Tool{Name: "fits", InputSchema: json.RawMessage(fitsSchema)}, echo)
-	s.AddTool(&mcp.Tool{Name: "too_big", InputSchema: json.RawMessage(tooBigSchema)}, echo)
+	if tooBig {
+		s.AddTool(&mcp.Tool{Name: "too_big", InputSchema: json.RawMessage(tooBigSchema)}, echo)
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{JSONResponse: true})
 	return boundhttp.Middleware(budget)(h)
@@ -50,7 +50,7 @@ func sdkServer() http.Handler {
 // headroom is named with both numbers; exit 3.
 func TestSDKBehindNginx(t *testing.T) {
 	t.Parallel()
-	backend := httptest.NewServer(sdkServer())
+	backend := httptest.NewServer(sdkServer(limits.Budget{MaxWireBytes: 4 << 20, MaxDecodedBytes: 4 << 20}, true))
 	t.Cleanup(backend.Close)
 	url := peer.Nginx(t, "1m", backend.URL) + "/mcp"
 
@@ -106,11 +106,13 @@ func TestSDKBehindNginx(t *testing.T) {
 	}
 }
 
-// TestSDKAlone probes the SDK's server behind the Middleware only: the
-// identity ceiling is the Middleware's 4 MiB, so both tools fit; exit 0.
+// TestSDKAlone probes the SDK's server with the tool "fits" only, behind a
+// Middleware with a limit of 800000 bytes: the identity ceiling is that
+// limit, which the tool's largest request plus 25% (750385) fits; exit 0.
 func TestSDKAlone(t *testing.T) {
 	t.Parallel()
-	backend := httptest.NewServer(sdkServer())
+	const limit = 800000
+	backend := httptest.NewServer(sdkServer(limits.Budget{MaxWireBytes: limit, MaxDecodedBytes: limit}, false))
 	t.Cleanup(backend.Close)
 	var out, errs bytes.Buffer
 	code := probe.Main(context.Background(), []string{"-mcp", "-json", "-pause", "0", backend.URL + "/mcp"}, &out, &errs)
@@ -121,11 +123,10 @@ func TestSDKAlone(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
-	const limit = 4 << 20
-	if c := rep.Identity; c.Ceiling != limit || !c.Exact || c.Refusal == nil || c.Refusal.Stage != "wire" || *c.Refusal.Limit != limit {
+	if c := rep.Identity; c.Ceiling != limit || c.DecodedCeiling != limit || !c.Exact || c.RefusedAt == nil || c.RefusedAt.Wire != limit+1 || c.Refusal == nil || c.Refusal.Stage != "wire" || *c.Refusal.Limit != limit {
 		t.Errorf("identity: %+v, want %d exact, the Middleware's stage wire", c, limit)
 	}
-	if len(rep.Tools) != 2 || !rep.Fits || !rep.Tools[0].Fits || !rep.Tools[1].Fits {
-		t.Errorf("tools %+v: want both fitting 4 MiB", rep.Tools)
+	if len(rep.Tools) != 1 || !rep.Fits || !rep.Tools[0].Fits || rep.Tools[0].Ceiling != limit {
+		t.Errorf("tools %+v: want fits fitting %d", rep.Tools, limit)
 	}
 }

@@ -72,7 +72,7 @@ func TestReset(t *testing.T) {
 func TestShortBudget(t *testing.T) {
 	t.Parallel()
 	const wire = 314159
-	url := backend(t, limits.Budget{MaxWireBytes: wire})
+	url := backend(t, limits.Budget{MaxWireBytes: wire, MaxDecodedBytes: 1 << 20})
 	code, rep, errs := probe(t, "-max-requests", "12", url)
 	if code != ExitFit || rep == nil {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -89,13 +89,13 @@ func TestShortBudget(t *testing.T) {
 // TestTable checks the default output: the figures and who refused.
 func TestTable(t *testing.T) {
 	t.Parallel()
-	const wire = 314159
-	url := backend(t, limits.Budget{MaxWireBytes: wire})
+	const wire, decoded = 314159, 1 << 20
+	url := backend(t, limits.Budget{MaxWireBytes: wire, MaxDecodedBytes: decoded})
 	var out, errs bytes.Buffer
 	if code := Main(context.Background(), []string{"-pause", "0", url}, &out, &errs); code != ExitFit {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
-	for _, want := range []string{"identity  314159", "boundhttp problem: 413, stage wire, limit 314159, observed 314160", "4194304", "stage decoded, limit 4194304"} {
+	for _, want := range []string{"identity  314159", "boundhttp problem: 413, stage wire, limit 314159, observed 314160", "1048576", "stage decoded, limit 1048576, observed 1048577"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

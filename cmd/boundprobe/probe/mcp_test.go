@@ -88,7 +88,7 @@ func TestMCPByHand(t *testing.T) {
 	t.Parallel()
 	const wire = 200000
 	s := &sseMCP{}
-	srv := httptest.NewServer(boundhttp.Middleware(limits.Budget{MaxWireBytes: wire})(s))
+	srv := httptest.NewServer(boundhttp.Middleware(limits.Budget{MaxWireBytes: wire, MaxDecodedBytes: 256 << 10})(s))
 	t.Cleanup(srv.Close)
 	code, rep, errs := probe(t, "-mcp", srv.URL)
 	if code != ExitNoFit || rep == nil {
