@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -113,32 +112,12 @@ func parseArgs(args []string, stderr io.Writer) (Config, bool, error) {
 		return c, false, fmt.Errorf("want one URL, got %d arguments", len(rest))
 	}
 	c.URL = rest[0]
-	u, err := url.Parse(c.URL)
-	if err != nil {
-		return c, false, err
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return c, false, fmt.Errorf("URL %q: want http:// or https://, a host and no user info", c.URL)
-	}
+	var err error
 	if c.MaxSize, err = parseSize(*maxSize); err != nil {
 		return c, false, fmt.Errorf("-max-size: %w", err)
 	}
-	min := shape{json: c.MCP || isJSON(c.ContentType)}.minSize()
-	switch {
-	case c.MaxRequests < 1:
-		return c, false, fmt.Errorf("-max-requests %d: want at least 1", c.MaxRequests)
-	case c.Pause < 0:
-		return c, false, fmt.Errorf("-pause %v: negative", c.Pause)
-	case c.Timeout <= 0:
-		return c, false, fmt.Errorf("-timeout %v: want a positive duration", c.Timeout)
-	case c.Headroom < 0:
-		return c, false, fmt.Errorf("-headroom %v: negative", c.Headroom)
-	case c.MaxSize < min || c.MaxSize > maxMaxSize:
-		return c, false, fmt.Errorf("-max-size %d: want %d to %d bytes", c.MaxSize, min, int64(maxMaxSize))
-	case !isToken(c.Method):
-		return c, false, fmt.Errorf("-X %q: not a method", c.Method)
-	case strings.ContainsAny(c.ContentType, "\r\n\x00") || c.ContentType == "":
-		return c, false, fmt.Errorf("-content-type %q: not a header value", c.ContentType)
+	if err := c.Validate(); err != nil {
+		return c, false, err
 	}
 	return c, *asJSON, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -35,10 +36,45 @@ type Config struct {
 	Headroom float64
 }
 
-// Run probes the target c describes. The error is an [*UnreachableError]
-// or an [*MCPError] when the target could not be reached or spoken to, or
-// the context's error.
+// Validate reports an error when c cannot be run: a URL that is not http
+// or https with a host (or that carries user info), a budget of requests
+// below 1, a negative pause or headroom, a timeout that is not positive, a
+// MaxSize below the smallest body or above 1 TiB, a method that is not a
+// token, an empty Content-Type or one with line breaks.
+func (c *Config) Validate() error {
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return err
+	}
+	min := shape{json: c.MCP || isJSON(c.ContentType)}.minSize()
+	switch {
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil:
+		return fmt.Errorf("URL %q: want http:// or https://, a host and no user info", c.URL)
+	case c.MaxRequests < 1:
+		return fmt.Errorf("-max-requests %d: want at least 1", c.MaxRequests)
+	case c.Pause < 0:
+		return fmt.Errorf("-pause %v: negative", c.Pause)
+	case c.Timeout <= 0:
+		return fmt.Errorf("-timeout %v: want a positive duration", c.Timeout)
+	case c.Headroom < 0:
+		return fmt.Errorf("-headroom %v: negative", c.Headroom)
+	case c.MaxSize < min || c.MaxSize > maxMaxSize:
+		return fmt.Errorf("-max-size %d: want %d to %d bytes", c.MaxSize, min, int64(maxMaxSize))
+	case !isToken(c.Method):
+		return fmt.Errorf("-X %q: not a method", c.Method)
+	case strings.ContainsAny(c.ContentType, "\r\n\x00") || c.ContentType == "":
+		return fmt.Errorf("-content-type %q: not a header value", c.ContentType)
+	}
+	return nil
+}
+
+// Run probes the target c describes. The error is c's [Config.Validate]
+// error, an [*UnreachableError] or an [*MCPError] when the target could not
+// be reached or spoken to, or the context's error.
 func Run(ctx context.Context, c Config) (*Report, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
 	u, err := url.Parse(c.URL)
 	if err != nil {
 		return nil, err
