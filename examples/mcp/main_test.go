@@ -160,7 +160,9 @@ func TestShapeCheckedWhateverTheContentType(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var msg struct{ Error struct{ Data struct{ Stage, Field string } } }
+		var msg struct {
+			Error struct{ Data struct{ Stage, Field string } }
+		}
 		json.NewDecoder(resp.Body).Decode(&msg)
 		resp.Body.Close()
 		if resp.StatusCode != 413 || msg.Error.Data.Stage != "json" || msg.Error.Data.Field != "MaxDepth" {
