@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -19,6 +20,11 @@ import (
 // A response over the cap within these bytes, and not flushed, is still a
 // clean 500.
 const holdBytes = 4096
+
+// holdPool keeps the buffers of held bytes. A buffer belongs to the
+// capWriter that took it until that commits or breaches, which puts it back
+// (net/http has copied the bytes by then).
+var holdPool = sync.Pool{New: func() any { return new([holdBytes]byte) }}
 
 // capResponses returns next with its response body capped at
 // m.cfg.MaxResponseBytes (see [MiddlewareConfig.MaxResponseBytes]). The
@@ -74,10 +80,11 @@ type capWriter struct {
 	reject  func(http.ResponseWriter, *http.Request, *limits.Error)
 	r       *http.Request
 	state   int
-	code    int           // the status held, 0 if none yet
-	held    []byte        // body bytes held, at most holdBytes
-	written int64         // body bytes accepted from the handler, at most limit
-	err     *limits.Error // the breach, sticky
+	code    int              // the status held, 0 if none yet
+	hold    *[holdBytes]byte // from holdPool while bytes are held
+	nheld   int              // body bytes held in hold
+	written int64            // body bytes accepted from the handler, at most limit
+	err     *limits.Error    // the breach, sticky
 }
 
 // wrapped returns c as a writer with the optional interfaces of c.w.
@@ -166,8 +173,14 @@ func (c *capWriter) Write(p []byte) (int, error) {
 			Observed: satAdd(c.written, int64(len(p)))})
 	}
 	if c.state == capHolding {
-		if bodyAllowed(c.code) && len(c.held)+len(p) <= holdBytes {
-			c.held = append(c.held, p...)
+		if bodyAllowed(c.code) && len(p) <= holdBytes-c.nheld {
+			if len(p) == 0 {
+				return 0, nil
+			}
+			if c.hold == nil {
+				c.hold = holdPool.Get().(*[holdBytes]byte)
+			}
+			c.nheld += copy(c.hold[c.nheld:], p)
 			c.written += int64(len(p))
 			return len(p), nil
 		}
@@ -199,12 +212,21 @@ func (c *capWriter) commit() error {
 	if c.code != 0 {
 		c.w.WriteHeader(c.code)
 	}
-	if len(c.held) == 0 {
+	if c.nheld == 0 {
+		c.release()
 		return nil
 	}
-	_, err := c.w.Write(c.held)
-	c.held = nil
+	_, err := c.w.Write(c.hold[:c.nheld])
+	c.release()
 	return err
+}
+
+// release puts the hold buffer back, dropping what it held.
+func (c *capWriter) release() {
+	if c.hold != nil {
+		holdPool.Put(c.hold)
+		c.hold, c.nheld = nil, 0
+	}
 }
 
 // representationHeaders are the handler's header fields that describe the
@@ -222,7 +244,7 @@ func (c *capWriter) breach(e *limits.Error) *limits.Error {
 		return e
 	}
 	c.state = capRejected
-	c.held = nil
+	c.release()
 	h := c.w.Header()
 	for _, k := range representationHeaders {
 		h.Del(k)
@@ -308,7 +330,7 @@ func (c *capWriter) Unwrap() http.ResponseWriter { return c.w }
 // flushes a written header before hijacking). The connection's bytes are
 // outside the cap.
 func (c *capWriter) hijack() (net.Conn, *bufio.ReadWriter, error) {
-	if c.state == capHolding && (c.code != 0 || len(c.held) > 0) {
+	if c.state == capHolding && (c.code != 0 || c.nheld > 0) {
 		if err := c.commit(); err != nil {
 			return nil, nil, err
 		}
