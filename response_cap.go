@@ -71,7 +71,9 @@ const (
 // body bytes against limit and holds the status and the first holdBytes of
 // body until the handler flushes or writes more, so that a breach within
 // them can still be answered 500. Header changes made between WriteHeader
-// and the first write that is sent therefore still take effect.
+// and the first write that is sent therefore still take effect. A response
+// that declares a Content-Length within the cap is not held: net/http
+// refuses bytes past it, so the cap cannot be passed.
 //
 // Not safe for concurrent use, like the writer it wraps.
 type capWriter struct {
@@ -173,7 +175,9 @@ func (c *capWriter) Write(p []byte) (int, error) {
 			Observed: satAdd(c.written, int64(len(p)))})
 	}
 	if c.state == capHolding {
-		if bodyAllowed(c.code) && len(p) <= holdBytes-c.nheld {
+		// A declared length within the cap bounds the body by itself
+		// (net/http refuses writes past it): nothing to hold.
+		if bodyAllowed(c.code) && len(p) <= holdBytes-c.nheld && c.w.Header().Get("Content-Length") == "" {
 			if len(p) == 0 {
 				return 0, nil
 			}

@@ -110,3 +110,24 @@ func TestResponseCapHijackedAndOwnRejections(t *testing.T) {
 		t.Errorf("request over the wire limit: %d %+v, want a 413 problem of stage wire (%d bytes, over the response cap)", resp.StatusCode, p, len(data))
 	}
 }
+
+// TestResponseCapDeclaredLengthUntouched: a Content-Length within the cap
+// is not held, so net/http's own refusal of bytes past it reaches the
+// handler at the write that passes it.
+func TestResponseCapDeclaredLengthUntouched(t *testing.T) {
+	t.Parallel()
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{MaxResponseBytes: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var werr error
+	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "10")
+		_, werr = io.WriteString(w, "0123456789+")
+	})))
+	defer s.Close()
+	_, body, err := get(t, s.Client().Transport, s.URL)
+	if werr != http.ErrContentLength || err == nil {
+		t.Errorf("Content-Length 10, 11 bytes written: client %v %q, handler's error %v; want net/http's ErrContentLength at that write, and a client error", err, body, werr)
+	}
+}
