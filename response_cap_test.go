@@ -156,15 +156,7 @@ func TestResponseCapBoundary(t *testing.T) {
 		}
 		return p
 	}
-	const aborted = 0
-	tests := []struct {
-		name     string
-		limit    int64
-		plan     writePlan
-		status   int // 200, 500, or aborted (the client sees an error)
-		observed int64
-		declared bool
-	}{
+	tests := []capCase{
 		{"empty", small, writePlan{}, 200, 0, false},
 		{"cap-1", small, writePlan{n: small - 1}, 200, 0, false},
 		{"cap", small, writePlan{n: small}, 200, 0, false},
@@ -191,43 +183,69 @@ func TestResponseCapBoundary(t *testing.T) {
 		{"sendfile cap after a flush", large, writePlan{n: large, readFrom: true, flushAt: 1000, file: rest(large, 1000)}, 200, 0, false},
 		{"sendfile cap+1 after a flush", large, writePlan{n: large + 1, readFrom: true, flushAt: 1000, file: rest(large+1, 1000)}, aborted, 0, false},
 	}
-	for _, tt := range tests {
-		s, errs := cappedServer(t, tt.limit, false, []writePlan{tt.plan}, slog.New(&logRecorder{}))
-		resp, err := s.Client().Get(s.URL + "/0")
-		var got []byte
+	for _, h2 := range []bool{false, true} {
+		for _, tt := range tests {
+			checkCapped(t, h2, tt)
+		}
+	}
+}
+
+// aborted is the capCase status of a response that must end in an error.
+const aborted = 0
+
+// capCase is a writePlan behind a cap of limit, and what a client gets.
+type capCase struct {
+	name     string
+	limit    int64
+	plan     writePlan
+	status   int   // 200 with the bytes written, 500 with a problem, or aborted
+	observed int64 // the problem's
+	declared bool  // the problem's
+}
+
+// checkCapped serves tt over HTTP/1.1 or HTTP/2 and checks what a client
+// gets: never a clean end when aborted.
+func checkCapped(t *testing.T, h2 bool, tt capCase) {
+	t.Helper()
+	tt.name = map[bool]string{false: "HTTP/1.1 ", true: "HTTP/2 "}[h2] + tt.name
+	s, errs := cappedServer(t, tt.limit, h2, []writePlan{tt.plan}, slog.New(&logRecorder{}))
+	resp, err := s.Client().Get(s.URL + "/0")
+	if err == nil && h2 && resp.ProtoMajor != 2 {
+		t.Fatalf("%s: the client spoke %s", tt.name, resp.Proto)
+	}
+	var got []byte
+	if err == nil {
+		got, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	herrs := <-errs
+	switch tt.status {
+	case aborted:
 		if err == nil {
-			got, err = io.ReadAll(resp.Body)
-			resp.Body.Close()
+			t.Errorf("%s: %d bytes, status %d, clean end; want an error", tt.name, len(got), resp.StatusCode)
 		}
-		herrs := <-errs
-		switch tt.status {
-		case aborted:
-			if err == nil {
-				t.Errorf("%s: %d bytes, status %d, clean end; want an error", tt.name, len(got), resp.StatusCode)
-			}
-			wantStageResponse(t, tt.name, herrs, true)
-		case 200:
-			if err != nil || resp.StatusCode != 200 || !bytes.Equal(got, text(tt.plan.n)) {
-				t.Errorf("%s: %v, %d bytes; want 200 with the %d bytes written", tt.name, err, len(got), tt.plan.n)
-				continue
-			}
-			if tt.plan.cl > 0 && resp.ContentLength != int64(tt.plan.cl) {
-				t.Errorf("%s: Content-Length %d, want %d", tt.name, resp.ContentLength, tt.plan.cl)
-			}
-			wantStageResponse(t, tt.name, herrs, false)
-		case 500:
-			if err != nil || resp.StatusCode != 500 {
-				t.Errorf("%s: %v %v, want 500", tt.name, err, resp)
-				continue
-			}
-			p := problem(t, string(got))
-			if p.Stage != "response" || p.Status != 500 || p.Limit != tt.limit || p.Observed != tt.observed || p.Declared != tt.declared {
-				t.Errorf("%s: problem %+v, want stage response, limit %d, observed %d, declared %v", tt.name, p, tt.limit, tt.observed, tt.declared)
-			}
-			if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
-				t.Errorf("%s: Content-Type %q, want application/problem+json", tt.name, ct)
-			}
-			wantStageResponse(t, tt.name, herrs, tt.plan.n > 0)
+		wantStageResponse(t, tt.name, herrs, true)
+	case 200:
+		if err != nil || resp.StatusCode != 200 || !bytes.Equal(got, text(tt.plan.n)) {
+			t.Errorf("%s: %v, %d bytes; want 200 with the %d bytes written", tt.name, err, len(got), tt.plan.n)
+			return
 		}
+		if tt.plan.cl > 0 && resp.ContentLength != int64(tt.plan.cl) {
+			t.Errorf("%s: Content-Length %d, want %d", tt.name, resp.ContentLength, tt.plan.cl)
+		}
+		wantStageResponse(t, tt.name, herrs, false)
+	case 500:
+		if err != nil || resp.StatusCode != 500 {
+			t.Errorf("%s: %v %v, want 500", tt.name, err, resp)
+			return
+		}
+		p := problem(t, string(got))
+		if p.Stage != "response" || p.Status != 500 || p.Limit != tt.limit || p.Observed != tt.observed || p.Declared != tt.declared {
+			t.Errorf("%s: problem %+v, want stage response, limit %d, observed %d, declared %v", tt.name, p, tt.limit, tt.observed, tt.declared)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+			t.Errorf("%s: Content-Type %q, want application/problem+json", tt.name, ct)
+		}
+		wantStageResponse(t, tt.name, herrs, tt.plan.n > 0)
 	}
 }
