@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +130,40 @@ func TestResponseCapDeclaredLengthUntouched(t *testing.T) {
 	_, body, err := get(t, s.Client().Transport, s.URL)
 	if werr != http.ErrContentLength || err == nil {
 		t.Errorf("Content-Length 10, 11 bytes written: client %v %q, handler's error %v; want net/http's ErrContentLength at that write, and a client error", err, body, werr)
+	}
+}
+
+// TestResponseCapStreaming: in streaming mode the cap applies the same way,
+// and a request body breach the handler does not answer is still the
+// middleware's 413.
+func TestResponseCapStreaming(t *testing.T) {
+	t.Parallel()
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: true, MaxResponseBytes: 100,
+		Budget: limits.Budget{MaxWireBytes: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(r.Body); err != nil {
+			return
+		}
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		w.Write(text(n))
+	})))
+	defer s.Close()
+	for _, tt := range []struct {
+		n, body int
+		status  int
+		stage   string
+	}{{100, 10, 200, ""}, {101, 10, 500, "response"}, {10, 51, 413, "wire"}} {
+		resp, err := s.Client().Post(s.URL+"?n="+strconv.Itoa(tt.n), "text/plain", strings.NewReader(strings.Repeat("b", tt.body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != tt.status || tt.stage != "" && problem(t, string(data)).Stage != tt.stage {
+			t.Errorf("streaming, %d-byte request, %d-byte response: %v %d %q; want %d %s", tt.body, tt.n, err, resp.StatusCode, data, tt.status, tt.stage)
+		}
 	}
 }
