@@ -11,7 +11,9 @@
 // -spill-chars characters (default 50,000, the size above which Claude Code
 // saves a tool result to a file) is written to a new file under that
 // directory (mode 0600, byte for byte) and the printed Result carries no
-// body but a "spilled" member with the file's absolute path and size.
+// body but a "spilled" member with the file's absolute path and size. The
+// oldest spilled files (fetch-*) are removed first so that they total at
+// most -spill-max-bytes (default 256 MiB, as mcpbound's ClientLimits).
 // Without -spill-dir nothing is spilled. If the file cannot be written the
 // body is withheld all the same, "spill_error" says why and the exit status
 // is 4.
@@ -60,6 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", time.Minute, "time for the whole request")
 	spillDir := fs.String("spill-dir", "", "write a whole body longer than -spill-chars to a new file here and print its path instead (empty: never)")
 	spillChars := fs.Int64("spill-chars", defaultSpillChars, "characters above which a body is spilled to -spill-dir (0: any non-empty body)")
+	spillMax := fs.Int64("spill-max-bytes", 0, "total bytes of spilled files kept in -spill-dir; the oldest go first (0: 256 MiB)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: fetch [flags] URL")
 		fs.PrintDefaults()
@@ -71,9 +74,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if *spillChars < 0 {
-		fmt.Fprintln(stderr, "fetch: -spill-chars is negative")
+	if *spillChars < 0 || *spillMax < 0 {
+		fmt.Fprintln(stderr, "fetch: -spill-chars and -spill-max-bytes must not be negative")
 		return exitUsage
+	}
+	if *spillMax == 0 {
+		*spillMax = defaultSpillMaxBytes
 	}
 	if err := b.Validate(); err != nil {
 		fmt.Fprintln(stderr, "fetch:", err)
@@ -95,7 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	out := output{Result: r}
 	if *spillDir != "" {
-		out = spill(r, *spillDir, *spillChars)
+		out = spill(r, *spillDir, *spillChars, *spillMax)
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")

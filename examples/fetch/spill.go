@@ -51,9 +51,11 @@ func printedChars(r *boundhttp.Result) int64 {
 
 // spill moves r's body to a new file under dir when r holds a whole body
 // (complete or http_error: never a preview, a rejection or a failure) of
-// more than limit characters (limit >= 0). It returns r unchanged
-// otherwise. dir is created (mode 0700) if missing.
-func spill(r boundhttp.Result, dir string, limit int64) output {
+// more than limit characters (limit >= 0), first removing the oldest
+// spilled files until the folder's spilled files fit in maxBytes
+// (maxBytes > 0). It returns r unchanged otherwise. dir is created (mode
+// 0700) if missing.
+func spill(r boundhttp.Result, dir string, limit, maxBytes int64) output {
 	out := output{Result: r}
 	chars := printedChars(&r)
 	if !r.Accepted || chars <= limit {
@@ -72,7 +74,7 @@ func spill(r boundhttp.Result, dir string, limit int64) output {
 	if out.SpillError != "" {
 		return out
 	}
-	path, err := writeSpill(dir, ext, body)
+	path, err := writeSpill(dir, ext, body, maxBytes)
 	if err != nil {
 		out.SpillError = err.Error()
 		return out
@@ -83,9 +85,10 @@ func spill(r boundhttp.Result, dir string, limit int64) output {
 	return out
 }
 
-// writeSpill writes body to a new file under dir, mode 0600, and returns its
-// absolute path. A partly written file is removed.
-func writeSpill(dir, ext string, body []byte) (string, error) {
+// writeSpill writes body to a new file under dir, mode 0600, after making
+// room for it within maxBytes, and returns its absolute path. A partly
+// written file is removed.
+func writeSpill(dir, ext string, body []byte, maxBytes int64) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
@@ -93,7 +96,10 @@ func writeSpill(dir, ext string, body []byte) (string, error) {
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(abs, "fetch-*"+ext) // mode 0600
+	if err := makeRoom(abs, int64(len(body)), maxBytes); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(abs, spillPrefix+"*"+ext) // mode 0600
 	if err != nil {
 		return "", err
 	}

@@ -9,9 +9,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boundhttp/boundhttp"
 )
@@ -142,5 +144,61 @@ func TestSpillFailures(t *testing.T) {
 	}
 	if code != exitFailed || out.SpillError == "" || out.Body != "" || out.Spilled != nil {
 		t.Errorf("unwritable spill dir: exit %d, %s; want exit %d, a spill_error and no body", code, stdout.String(), exitFailed)
+	}
+}
+
+// TestSpillFolderBound: the oldest spilled files go first so that the
+// folder's spilled files stay within -spill-max-bytes; other files are left
+// alone; a body larger than the bound is withheld, not spilled.
+func TestSpillFolderBound(t *testing.T) {
+	t.Parallel()
+	s := spillServer(t)
+	// 120 bytes of spilled files (a, b, c, oldest first) and a 22-byte body:
+	// within 102 bytes only a must go (80+22), within 101 b must go too.
+	for _, tt := range []struct {
+		max  string
+		kept []string
+	}{{"102", []string{"fetch-b.txt", "fetch-c.txt"}}, {"101", []string{"fetch-c.txt"}}} {
+		dir := t.TempDir()
+		old := time.Now().Add(-time.Hour)
+		for i, name := range []string{"fetch-a.txt", "fetch-b.txt", "fetch-c.txt", "keep.txt"} {
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, bytes.Repeat([]byte("o"), 40), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			mod := old.Add(time.Duration(i) * time.Minute)
+			if err := os.Chtimes(p, mod, mod); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"-spill-chars", "10", "-spill-max-bytes", tt.max, "-spill-dir", dir, s.URL + "/text/11"}, &stdout, &stderr)
+		var out output
+		json.Unmarshal(stdout.Bytes(), &out)
+		if code != exitComplete || out.Spilled == nil {
+			t.Fatalf("exit %d, %s; want a spilled body", code, stdout.String())
+		}
+		var names []string
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		want := append(tt.kept, filepath.Base(out.Spilled.Path), "keep.txt")
+		slices.Sort(want)
+		if !slices.Equal(names, want) {
+			t.Errorf("-spill-max-bytes %s: spill folder holds %v, want %v", tt.max, names, want)
+		}
+	}
+
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	var out output
+	code := run(context.Background(), []string{"-spill-chars", "10", "-spill-max-bytes", "21", "-spill-dir", dir, s.URL + "/text/11"}, &stdout, &stderr)
+	json.Unmarshal(stdout.Bytes(), &out)
+	if code != exitFailed || out.Spilled != nil || out.Body != "" || out.SpillError == "" {
+		t.Errorf("22-byte body, 21-byte folder: exit %d, %s; want exit %d, a spill_error and no body", code, stdout.String(), exitFailed)
+	}
+	if code := run(context.Background(), []string{"-spill-max-bytes", "-1", "-spill-dir", dir, s.URL + "/text/1"}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("-spill-max-bytes -1: exit %d, want %d", code, exitUsage)
 	}
 }
