@@ -45,6 +45,7 @@ func TestResponseCapClients(t *testing.T) {
 					t.Errorf("%s, Transport: %v, %v; want a 500 problem of stage response", name, err, resp)
 				}
 			case 1:
+				t.Logf("%s, Transport: %v after %d bytes", name, err, len(got))
 				if err == nil {
 					t.Errorf("%s, Transport: %d bytes and a clean end; want an error", name, len(got))
 				}
