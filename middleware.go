@@ -80,7 +80,9 @@ type MiddlewareConfig struct {
 	Codings []string
 
 	// Reject writes the answer to a rejected body. Nil means
-	// [WriteProblem]. It is called only when the handler has not written.
+	// [WriteProblem]. It is called only when the handler has not written,
+	// and also, with stage [limits.StageResponse], for a response over
+	// MaxResponseBytes before anything of it was sent.
 	Reject func(w http.ResponseWriter, r *http.Request, e *limits.Error)
 
 	// Logger, if set, receives one record per rejection at level Warn, with
