@@ -80,7 +80,9 @@ type MiddlewareConfig struct {
 	Codings []string
 
 	// Reject writes the answer to a rejected body. Nil means
-	// [WriteProblem]. It is called only when the handler has not written.
+	// [WriteProblem]. It is called only when the handler has not written,
+	// and also, with stage [limits.StageResponse], for a response over
+	// MaxResponseBytes before anything of it was sent.
 	Reject func(w http.ResponseWriter, r *http.Request, e *limits.Error)
 
 	// Logger, if set, receives one record per rejection at level Warn, with
@@ -135,6 +137,37 @@ type MiddlewareConfig struct {
 	// (it is then also the audit's), or audit that route's budget yourself
 	// with [schema.AuditTool] and [schema.ToolReport.Check].
 	ToolSchemas map[string]json.RawMessage
+
+	// MaxResponseBytes is the most response body bytes a handler may write,
+	// counted as the handler writes them (before any response compression
+	// further out). Zero means no response cap, and the handler's writer is
+	// not wrapped at all; negative is a configuration error. It is off by
+	// default because it bounds the server's own output, whose right size
+	// depends on the route (a download against a JSON answer), and a wrong
+	// default would turn working handlers into 500s and aborted responses.
+	//
+	// The middleware holds the status and the first body bytes until the
+	// handler flushes or has written more than 4096 bytes (what net/http
+	// itself buffers before anything reaches the connection): until then
+	// nothing was sent. A write that would pass the cap while nothing was
+	// sent is refused whole and the client gets 500 from Reject (stage
+	// [limits.StageResponse]) instead of the handler's headers and bytes; a
+	// Content-Length above the cap is refused so when the status is written.
+	// Once something was sent, a write over the cap is not made, and when
+	// the handler returns the response is aborted with [http.ErrAbortHandler]
+	// (HTTP/1.1 loses its last chunk or declared length, HTTP/2 gets
+	// RST_STREAM) and logged, to Logger or slog.Default, so that it cannot
+	// look complete. Either way the write that passed the cap and every later
+	// one return a [*limits.Error] of stage response (errors.Is
+	// [limits.ErrTooLarge]).
+	//
+	// The handler's writer is an [http.Flusher] and an [http.Hijacker] when
+	// the underlying writer is, an [io.ReaderFrom] whose bytes are counted,
+	// and unwraps for [http.ResponseController]. Not covered: the bytes of a
+	// hijacked connection, 1xx informational responses, and [http.Pusher]
+	// (not kept). Like any ResponseWriter it is not safe for concurrent use,
+	// and must not be used after the handler returns.
+	MaxResponseBytes int64
 }
 
 // NewMiddleware returns the middleware c describes, or an error if c.Budget,
@@ -168,6 +201,9 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 			codings = append(codings, name)
 		}
 	}
+	if c.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("boundhttp: MiddlewareConfig.MaxResponseBytes is negative (%d)", c.MaxResponseBytes)
+	}
 	auditTools(c)
 	m := &middleware{cfg: c, codings: codings, acceptEncoding: strings.Join(append(slices.Clip(codings), "identity"), ", "), json: c.JSON}
 	if c.JSONAlways && m.json == nil {
@@ -177,6 +213,9 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 		m.cfg.Reject = WriteProblem
 	}
 	return func(next http.Handler) http.Handler {
+		if c.MaxResponseBytes > 0 {
+			next = m.capResponses(next)
+		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.serve(next, w, r) })
 	}, nil
 }

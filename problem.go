@@ -10,8 +10,13 @@ import (
 
 // StatusFor returns the HTTP status that answers a rejection at stage s:
 // 413 for the size stages, 415 for an unsupported coding, 400 for an
-// integrity failure, 408 for a timeout.
+// integrity failure, 408 for a timeout, and 500 for
+// [limits.StageResponse] (the handler's response broke the server's own
+// cap: the server's fault, not the client's).
 func StatusFor(s limits.Stage) int {
+	if s == limits.StageResponse {
+		return http.StatusInternalServerError
+	}
 	switch s.Sentinel() {
 	case limits.ErrTooLarge:
 		return http.StatusRequestEntityTooLarge

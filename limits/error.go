@@ -21,12 +21,15 @@ const (
 	StageIntegrity Stage = "integrity" // truncation, bad checksum, trailing bytes
 	StageTimeout   Stage = "timeout"   // time to the verified end of the body
 	StageJSON      Stage = "json"      // the shape of a JSON document
+	StageResponse  Stage = "response"  // body bytes a server's handler writes
 )
 
 // Sentinels that classify an [*Error] for [errors.Is].
 var (
 	// ErrTooLarge matches breaches of StageWire, StageDecoded, StageRunes,
-	// StageLayers, StageWindow, StageRatio and StageJSON.
+	// StageLayers, StageWindow, StageRatio and StageJSON, and of
+	// StageResponse: a handler's response body passed the middleware's
+	// response cap (the body is the server's own, not a peer's).
 	ErrTooLarge = errors.New("limits: body too large")
 	// ErrMalformed matches StageIntegrity: the body is truncated, corrupt,
 	// fails a checksum or carries bytes after its end.
@@ -47,14 +50,16 @@ type Error struct {
 	// Stage is where the body was rejected.
 	Stage Stage
 	// Limit is the configured limit that tripped, in the unit of the stage:
-	// bytes for wire, decoded and window; codings for layers; the ratio
+	// bytes for wire, decoded, window and response; codings for layers; the ratio
 	// rounded down for ratio; milliseconds for timeout. Zero for stages
 	// without a numeric limit (encoding, integrity).
 	Limit int64
 	// Observed is what was seen when the limit tripped, in the same unit:
 	// bytes read so far (at most Limit+1), a declared Content-Length or
 	// window, the number of codings, the ratio rounded down, the elapsed
-	// milliseconds.
+	// milliseconds. For StageResponse, the bytes the handler had written
+	// counting the write that passed the cap (so possibly more than
+	// Limit+1), or a declared Content-Length.
 	Observed int64
 	// Declared reports whether Observed is a declared value (Content-Length,
 	// zstd frame content size or window) rather than bytes actually read.
@@ -178,7 +183,7 @@ func (e *Error) Is(target error) bool {
 // unknown stage.
 func (s Stage) Sentinel() error {
 	switch s {
-	case StageWire, StageDecoded, StageRunes, StageLayers, StageWindow, StageRatio, StageJSON:
+	case StageWire, StageDecoded, StageRunes, StageLayers, StageWindow, StageRatio, StageJSON, StageResponse:
 		return ErrTooLarge
 	case StageIntegrity:
 		return ErrMalformed

@@ -7,6 +7,17 @@
 //
 //	fetch [flags] URL
 //
+// With -spill-dir, a whole body (complete or http_error) longer than
+// -spill-chars characters (default 50,000, the size above which Claude Code
+// saves a tool result to a file) is written to a new file under that
+// directory (mode 0600, byte for byte) and the printed Result carries no
+// body but a "spilled" member with the file's absolute path and size. The
+// oldest spilled files (fetch-*) are removed first so that they total at
+// most -spill-max-bytes (default 256 MiB, as mcpbound's ClientLimits).
+// Without -spill-dir nothing is spilled. If the file cannot be written the
+// body is withheld all the same, "spill_error" says why and the exit status
+// is 4.
+//
 // Exit status: 0 complete (or preview), 2 the server answered 4xx/5xx,
 // 3 rejected by the budget, 4 failed (network, TLS, protocol), 1 bad usage.
 package main
@@ -49,6 +60,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&b.Timeout, "body-timeout", 30*time.Second, "time to read and verify the body")
 	preview := fs.Int64("preview", 0, "return at most this many decoded bytes, labelled incomplete (0: whole body)")
 	timeout := fs.Duration("timeout", time.Minute, "time for the whole request")
+	spillDir := fs.String("spill-dir", "", "write a whole body longer than -spill-chars to a new file here and print its path instead (empty: never)")
+	spillChars := fs.Int64("spill-chars", defaultSpillChars, "characters above which a body is spilled to -spill-dir (0: any non-empty body)")
+	spillMax := fs.Int64("spill-max-bytes", 0, "total bytes of spilled files kept in -spill-dir; the oldest go first (0: 256 MiB)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: fetch [flags] URL")
 		fs.PrintDefaults()
@@ -59,6 +73,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return exitUsage
+	}
+	if *spillChars < 0 || *spillMax < 0 {
+		fmt.Fprintln(stderr, "fetch: -spill-chars and -spill-max-bytes must not be negative")
+		return exitUsage
+	}
+	if *spillMax == 0 {
+		*spillMax = defaultSpillMaxBytes
 	}
 	if err := b.Validate(); err != nil {
 		fmt.Fprintln(stderr, "fetch:", err)
@@ -78,11 +99,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else {
 		r = boundhttp.Fetch(client, req)
 	}
+	out := output{Result: r}
+	if *spillDir != "" {
+		out = spill(r, *spillDir, *spillChars, *spillMax)
+	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(out); err != nil {
 		fmt.Fprintln(stderr, "fetch:", err)
+		return exitFailed
+	}
+	if out.SpillError != "" {
+		fmt.Fprintln(stderr, "fetch: spill:", out.SpillError)
 		return exitFailed
 	}
 	switch r.Status {

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/boundhttp/boundhttp"
+)
+
+// spillServer answers /text/N with N two-byte characters, /ascii/N with N
+// ASCII bytes, /bin/N with N bytes that are not UTF-8, and /gone/N with a 410
+// of N two-byte characters.
+func spillServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{kind}/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		body, _ := spillBody(r.PathValue("kind"), n)
+		if r.PathValue("kind") == "gone" {
+			w.WriteHeader(http.StatusGone)
+		}
+		w.Write(body)
+	})
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// spillBody returns the body spillServer sends for kind and n, and whether
+// it is valid UTF-8.
+func spillBody(kind string, n int) ([]byte, bool) {
+	switch kind {
+	case "ascii":
+		return bytes.Repeat([]byte("a"), n), true
+	case "bin":
+		return bytes.Repeat([]byte{0xff}, n), false
+	}
+	return []byte(strings.Repeat("é", n)), true
+}
+
+func TestSpill(t *testing.T) {
+	t.Parallel()
+	s := spillServer(t)
+	tests := []struct {
+		name    string
+		args    []string // before the URL; -spill-dir is added unless noDir
+		path    string
+		noDir   bool
+		exit    int
+		spilled bool
+		chars   int64
+	}{
+		{"at the threshold", []string{"-spill-chars", "10"}, "/text/10", false, exitComplete, false, 0},
+		{"one over, counted in characters", []string{"-spill-chars", "10"}, "/text/11", false, exitComplete, true, 11},
+		{"default threshold", nil, "/ascii/50000", false, exitComplete, false, 0},
+		{"default threshold, one over", nil, "/ascii/50001", false, exitComplete, true, 50001},
+		{"binary at the threshold", []string{"-spill-chars", "12"}, "/bin/9", false, exitComplete, false, 0}, // 12 base64 characters
+		{"binary over", []string{"-spill-chars", "11"}, "/bin/9", false, exitComplete, true, 12},
+		{"error document over", []string{"-spill-chars", "10"}, "/gone/11", false, exitHTTPError, true, 11},
+		{"zero spills any body", []string{"-spill-chars", "0"}, "/text/1", false, exitComplete, true, 1},
+		{"zero keeps an empty body", []string{"-spill-chars", "0"}, "/text/0", false, exitComplete, false, 0},
+		{"preview never spilled", []string{"-spill-chars", "10", "-preview", "30"}, "/text/100", false, exitComplete, false, 0},
+		{"rejection never spilled", []string{"-spill-chars", "10", "-max-decoded", "100"}, "/text/100", false, exitRejected, false, 0},
+		{"no spill dir", []string{"-spill-chars", "10"}, "/text/11", true, exitComplete, false, 0},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		args := append([]string{}, tt.args...)
+		if !tt.noDir {
+			args = append(args, "-spill-dir", dir)
+		}
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append(args, s.URL+tt.path), &stdout, &stderr)
+		var out output
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+			t.Fatalf("%s: output: %v\n%s%s", tt.name, err, stdout.String(), stderr.String())
+		}
+		files, _ := os.ReadDir(dir)
+		if code != tt.exit || (out.Spilled != nil) != tt.spilled || len(files) != map[bool]int{false: 0, true: 1}[tt.spilled] {
+			t.Errorf("%s: exit %d, spilled %+v, %d files; want exit %d, spilled %v", tt.name, code, out.Spilled, len(files), tt.exit, tt.spilled)
+			continue
+		}
+		kind, n := filepath.Split(tt.path)
+		size, _ := strconv.Atoi(n)
+		want, utf := spillBody(strings.Trim(kind, "/"), size)
+		if !tt.spilled {
+			if out.Status == boundhttp.StatusComplete && !tt.noDir {
+				got := []byte(out.Body)
+				if !utf {
+					got, _ = base64.StdEncoding.DecodeString(out.BodyBase64)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s: the printed body is not the body sent", tt.name)
+				}
+			}
+			continue
+		}
+		if out.Body != "" || out.BodyBase64 != "" || strings.Contains(stdout.String(), "éé") || !out.Complete || !out.Accepted {
+			t.Errorf("%s: the spilled result carries its body, or is not marked whole: %s", tt.name, stdout.String())
+		}
+		sp := out.Spilled
+		if !filepath.IsAbs(sp.Path) || filepath.Dir(sp.Path) != dir || sp.Chars != tt.chars || sp.Bytes != int64(len(want)) || sp.Note == "" {
+			t.Errorf("%s: spilled %+v; want an absolute path in %s, %d characters, %d bytes, a note", tt.name, sp, dir, tt.chars, len(want))
+		}
+		got, err := os.ReadFile(sp.Path)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: the file holds %d bytes (%v), want the %d bytes sent", tt.name, len(got), err, len(want))
+		}
+		if fi, err := os.Stat(sp.Path); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: file mode %v (%v), want 0600", tt.name, fi.Mode(), err)
+		}
+	}
+}
+
+// TestSpillFailures: a bad threshold is a usage error; a file that cannot
+// be written withholds the body all the same.
+func TestSpillFailures(t *testing.T) {
+	t.Parallel()
+	s := spillServer(t)
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-spill-chars", "-1", "-spill-dir", t.TempDir(), s.URL + "/text/1"}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("-spill-chars -1: exit %d, want %d", code, exitUsage)
+	}
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	code := run(context.Background(), []string{"-spill-chars", "10", "-spill-dir", filepath.Join(notDir, "sub"), s.URL + "/text/11"}, &stdout, &stderr)
+	var out output
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("output: %v\n%s", err, stdout.String())
+	}
+	if code != exitFailed || out.SpillError == "" || out.Body != "" || out.Spilled != nil {
+		t.Errorf("unwritable spill dir: exit %d, %s; want exit %d, a spill_error and no body", code, stdout.String(), exitFailed)
+	}
+}
+
+// TestSpillFolderBound: the oldest spilled files go first so that the
+// folder's spilled files stay within -spill-max-bytes; other files are left
+// alone; a body larger than the bound is withheld, not spilled.
+func TestSpillFolderBound(t *testing.T) {
+	t.Parallel()
+	s := spillServer(t)
+	// 120 bytes of spilled files (a, b, c, oldest first) and a 22-byte body:
+	// within 102 bytes only a must go (80+22), within 101 b must go too.
+	for _, tt := range []struct {
+		max  string
+		kept []string
+	}{{"102", []string{"fetch-b.txt", "fetch-c.txt"}}, {"101", []string{"fetch-c.txt"}}} {
+		dir := t.TempDir()
+		old := time.Now().Add(-time.Hour)
+		for i, name := range []string{"fetch-a.txt", "fetch-b.txt", "fetch-c.txt", "keep.txt"} {
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, bytes.Repeat([]byte("o"), 40), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			mod := old.Add(time.Duration(i) * time.Minute)
+			if err := os.Chtimes(p, mod, mod); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"-spill-chars", "10", "-spill-max-bytes", tt.max, "-spill-dir", dir, s.URL + "/text/11"}, &stdout, &stderr)
+		var out output
+		json.Unmarshal(stdout.Bytes(), &out)
+		if code != exitComplete || out.Spilled == nil {
+			t.Fatalf("exit %d, %s; want a spilled body", code, stdout.String())
+		}
+		var names []string
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		want := append(tt.kept, filepath.Base(out.Spilled.Path), "keep.txt")
+		slices.Sort(want)
+		if !slices.Equal(names, want) {
+			t.Errorf("-spill-max-bytes %s: spill folder holds %v, want %v", tt.max, names, want)
+		}
+	}
+
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	var out output
+	code := run(context.Background(), []string{"-spill-chars", "10", "-spill-max-bytes", "21", "-spill-dir", dir, s.URL + "/text/11"}, &stdout, &stderr)
+	json.Unmarshal(stdout.Bytes(), &out)
+	if code != exitFailed || out.Spilled != nil || out.Body != "" || out.SpillError == "" {
+		t.Errorf("22-byte body, 21-byte folder: exit %d, %s; want exit %d, a spill_error and no body", code, stdout.String(), exitFailed)
+	}
+	if code := run(context.Background(), []string{"-spill-max-bytes", "-1", "-spill-dir", dir, s.URL + "/text/1"}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("-spill-max-bytes -1: exit %d, want %d", code, exitUsage)
+	}
+}

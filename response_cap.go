@@ -1,0 +1,362 @@
+package boundhttp
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// holdBytes is how many body bytes a capped response holds back before
+// sending anything: about what net/http buffers before a write reaches the
+// connection (4 KiB for the connection's writer and HTTP/2's DATA frames).
+// A response over the cap within these bytes, and not flushed, is still a
+// clean 500.
+const holdBytes = 4096
+
+// holdPool keeps the buffers of held bytes. A buffer belongs to the
+// capWriter that took it until that commits or breaches, which puts it back
+// (net/http has copied the bytes by then).
+var holdPool = sync.Pool{New: func() any { return new([holdBytes]byte) }}
+
+// capResponses returns next with its response body capped at
+// m.cfg.MaxResponseBytes (see [MiddlewareConfig.MaxResponseBytes]). The
+// rejections the middleware itself writes are not charged: they go to the
+// writer next is handed, not through the cap.
+func (m *middleware) capResponses(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := &capWriter{w: w, limit: m.cfg.MaxResponseBytes, reject: m.cfg.Reject, r: r}
+		next.ServeHTTP(c.wrapped(), r)
+		// The handler has returned: this is the serving goroutine, where a
+		// panic with http.ErrAbortHandler is recovered by the server (in a
+		// goroutine the handler started, it would crash the program).
+		if c.state == capHolding {
+			c.commit()
+		}
+		if c.err == nil {
+			return
+		}
+		log := m.cfg.Logger
+		if log == nil {
+			log = slog.Default()
+		}
+		aborted := c.state == capAborted
+		log.LogAttrs(r.Context(), slog.LevelError, "boundhttp: response over the cap",
+			slog.String("stage", string(c.err.Stage)), slog.Int64("limit", c.err.Limit),
+			slog.Int64("observed", c.err.Observed), slog.Bool("declared", c.err.Declared),
+			slog.Bool("aborted", aborted), slog.String("method", r.Method), slog.String("route", route(r)))
+		if aborted {
+			panic(http.ErrAbortHandler)
+		}
+	})
+}
+
+// The states of a capWriter.
+const (
+	capHolding   = iota // nothing sent: status and bytes held
+	capCommitted        // status and held bytes handed to the underlying writer
+	capRejected         // over the cap before anything was sent: answered 500
+	capAborted          // over the cap after something was sent: to abort
+	capHijacked         // the handler took the connection: outside the cap
+)
+
+// capWriter is the ResponseWriter a capped handler writes to. It counts
+// body bytes against limit and holds the status and the first holdBytes of
+// body until the handler flushes or writes more, so that a breach within
+// them can still be answered 500. Header changes made between WriteHeader
+// and the first write that is sent therefore still take effect. A response
+// that declares a Content-Length within the cap is not held: net/http
+// refuses bytes past it, so the cap cannot be passed.
+//
+// Not safe for concurrent use, like the writer it wraps.
+type capWriter struct {
+	w       http.ResponseWriter
+	limit   int64 // > 0
+	reject  func(http.ResponseWriter, *http.Request, *limits.Error)
+	r       *http.Request
+	state   int
+	code    int              // the status held, 0 if none yet
+	hold    *[holdBytes]byte // from holdPool while bytes are held
+	nheld   int              // body bytes held in hold
+	written int64            // body bytes accepted from the handler, at most limit
+	err     *limits.Error    // the breach, sticky
+}
+
+// wrapped returns c as a writer with the optional interfaces of c.w.
+func (c *capWriter) wrapped() http.ResponseWriter {
+	_, f := c.w.(http.Flusher)
+	_, h := c.w.(http.Hijacker)
+	switch {
+	case f && h:
+		return capFlushHijacker{c}
+	case f:
+		return capFlusher{c}
+	case h:
+		return capHijacker{c}
+	}
+	return c
+}
+
+func (c *capWriter) Header() http.Header { return c.w.Header() }
+
+// bodyAllowed reports whether a response with status code may have a body
+// (RFC 9110 section 6.4.1); 0 stands for the implicit 200.
+func bodyAllowed(code int) bool {
+	return code == 0 || (code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified)
+}
+
+func (c *capWriter) WriteHeader(code int) {
+	if code < 100 || code > 999 {
+		// As net/http does, at the call that is wrong rather than later.
+		panic(fmt.Sprintf("invalid WriteHeader code %v", code))
+	}
+	switch c.state {
+	case capCommitted, capHijacked:
+		c.w.WriteHeader(code) // net/http reports a superfluous call
+		return
+	case capRejected, capAborted:
+		return
+	}
+	if code < 200 && code != http.StatusSwitchingProtocols {
+		c.w.WriteHeader(code) // informational: sent at once, not the response
+		return
+	}
+	if c.code != 0 {
+		return // superfluous
+	}
+	c.code = code
+	if !bodyAllowed(code) {
+		c.commit()
+		return
+	}
+	if e := c.declared(); e != nil {
+		c.breach(e)
+	}
+}
+
+// declared returns the breach of a declared Content-Length above the cap.
+func (c *capWriter) declared() *limits.Error {
+	if !bodyAllowed(c.code) {
+		return nil
+	}
+	v := c.w.Header().Get("Content-Length")
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n <= c.limit {
+		return nil // a malformed value is net/http's to refuse
+	}
+	return &limits.Error{Stage: limits.StageResponse, Limit: c.limit, Observed: n, Declared: true}
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	switch c.state {
+	case capRejected, capAborted:
+		return 0, c.err
+	case capHijacked:
+		return c.w.Write(p) // net/http answers http.ErrHijacked
+	}
+	if c.state == capHolding && c.code == 0 {
+		c.code = http.StatusOK
+		if e := c.declared(); e != nil {
+			return 0, c.breach(e)
+		}
+	}
+	if int64(len(p)) > c.limit-c.written {
+		return 0, c.breach(&limits.Error{Stage: limits.StageResponse, Limit: c.limit,
+			Observed: satAdd(c.written, int64(len(p)))})
+	}
+	if c.state == capHolding {
+		// A declared length within the cap bounds the body by itself
+		// (net/http refuses writes past it): nothing to hold.
+		if bodyAllowed(c.code) && len(p) <= holdBytes-c.nheld && c.w.Header().Get("Content-Length") == "" {
+			if len(p) == 0 {
+				return 0, nil
+			}
+			if c.hold == nil {
+				c.hold = holdPool.Get().(*[holdBytes]byte)
+			}
+			c.nheld += copy(c.hold[c.nheld:], p)
+			c.written += int64(len(p))
+			return len(p), nil
+		}
+		if err := c.commit(); err != nil {
+			return 0, err
+		}
+	}
+	n, err := c.w.Write(p)
+	c.written += int64(n)
+	return n, err
+}
+
+// satAdd returns a+b for b >= 0, saturating at math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return 1<<63 - 1
+}
+
+// commit hands the held status and bytes to the underlying writer, unless
+// the header now declares a Content-Length above the cap. It returns the
+// breach or the error of writing the held bytes.
+func (c *capWriter) commit() error {
+	if e := c.declared(); e != nil {
+		return c.breach(e)
+	}
+	c.state = capCommitted
+	if c.code != 0 {
+		c.w.WriteHeader(c.code)
+	}
+	if c.nheld == 0 {
+		c.release()
+		return nil
+	}
+	_, err := c.w.Write(c.hold[:c.nheld])
+	c.release()
+	return err
+}
+
+// release puts the hold buffer back, dropping what it held.
+func (c *capWriter) release() {
+	if c.hold != nil {
+		holdPool.Put(c.hold)
+		c.hold, c.nheld = nil, 0
+	}
+}
+
+// representationHeaders are the handler's header fields that describe the
+// body it meant to send; a 500 in its place drops them.
+var representationHeaders = []string{"Content-Length", "Content-Encoding", "Content-Range",
+	"Content-Disposition", "Content-Language", "Content-Location", "ETag", "Last-Modified",
+	"Trailer", "Transfer-Encoding"}
+
+// breach records e and answers it: with Reject if nothing was sent, else by
+// marking the response to abort. It returns e.
+func (c *capWriter) breach(e *limits.Error) *limits.Error {
+	c.err = e
+	if c.state != capHolding {
+		c.state = capAborted
+		return e
+	}
+	c.state = capRejected
+	c.release()
+	h := c.w.Header()
+	for _, k := range representationHeaders {
+		h.Del(k)
+	}
+	c.reject(c.w, c.r, e)
+	return e
+}
+
+// ReadFrom copies src as Write would, counting every byte. Once the
+// response was sent it hands at most the rest of the cap to the underlying
+// writer's ReadFrom (sendfile stays possible), then reads one byte more to
+// tell an exact fit from a breach; that byte is never sent.
+func (c *capWriter) ReadFrom(src io.Reader) (int64, error) {
+	var total int64
+	if c.state == capHolding {
+		// Fill the hold as a Write would, so that a small body over the
+		// cap is still a 500; a buffer one byte over the cap or over the
+		// hold ends holding either way.
+		buf := make([]byte, min(c.limit, holdBytes)+1)
+		n, err := io.ReadFull(src, buf)
+		if n > 0 {
+			m, werr := c.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+	rf, ok := c.w.(io.ReaderFrom)
+	if c.state != capCommitted || !ok {
+		n, err := io.Copy(writerOnly{c}, src)
+		return total + n, err
+	}
+	rest := c.limit - c.written
+	n, err := rf.ReadFrom(io.LimitReader(src, rest))
+	c.written += n
+	total += n
+	if err != nil || n < rest {
+		return total, err
+	}
+	var one [1]byte
+	if m, err := io.ReadFull(src, one[:]); m == 0 {
+		if err == io.EOF {
+			err = nil
+		}
+		return total, err
+	}
+	return total, c.breach(&limits.Error{Stage: limits.StageResponse, Limit: c.limit, Observed: satAdd(c.written, 1)})
+}
+
+// writerOnly hides ReadFrom from io.Copy.
+type writerOnly struct{ io.Writer }
+
+// FlushError sends what is held and flushes the underlying writer; it
+// reports http.ErrNotSupported if that cannot flush, and the breach after
+// one. [http.ResponseController] calls it before unwrapping, so a flush
+// always goes through the cap.
+func (c *capWriter) FlushError() error {
+	switch c.state {
+	case capRejected, capAborted:
+		return c.err
+	case capHolding:
+		if c.code == 0 {
+			c.code = http.StatusOK
+		}
+		if err := c.commit(); err != nil {
+			return err
+		}
+	}
+	return http.NewResponseController(c.w).Flush()
+}
+
+// Unwrap returns the underlying writer, for [http.ResponseController].
+func (c *capWriter) Unwrap() http.ResponseWriter { return c.w }
+
+// hijack takes the connection, sending first what is held (as net/http
+// flushes a written header before hijacking). The connection's bytes are
+// outside the cap.
+func (c *capWriter) hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if c.state == capHolding && (c.code != 0 || c.nheld > 0) {
+		if err := c.commit(); err != nil {
+			return nil, nil, err
+		}
+	}
+	conn, rw, err := c.w.(http.Hijacker).Hijack()
+	if err == nil {
+		c.state = capHijacked
+	}
+	return conn, rw, err
+}
+
+// The variants of capWriter with the optional interfaces of the writer it
+// wraps: a handler that asks w.(http.Hijacker) on HTTP/2 must still be told
+// no.
+type (
+	capFlusher       struct{ *capWriter }
+	capHijacker      struct{ *capWriter }
+	capFlushHijacker struct{ *capWriter }
+)
+
+func (c capFlusher) Flush()       { c.FlushError() }
+func (c capFlushHijacker) Flush() { c.FlushError() }
+
+func (c capHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error)      { return c.hijack() }
+func (c capFlushHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) { return c.hijack() }
