@@ -61,8 +61,10 @@ func parse(doc []byte) (any, error) {
 // allOf branch beside a bounded one, a string type beside an enum) is not a
 // finding.
 //
-// The walk visits each schema of the document at most once, so its time is
-// linear in the size of doc, whatever its $refs.
+// The walk visits each schema object of the document once, whatever its
+// $refs, and writes a path out only for a finding; at most 100 findings
+// are written, then one more (at "/") says how many places were left out.
+// Time and memory are linear in the size of doc.
 func Audit(doc []byte) ([]Finding, error) {
 	root, err := parse(doc)
 	if err != nil {
@@ -76,42 +78,42 @@ func escapeToken(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
-// resolve returns the target of a local $ref ("#", "#/$defs/x") and its
-// JSON Pointer, written as [Finding.Path] writes pointers ("" for the root).
-func resolve(root any, ref string) (any, string, bool) {
+// resolve returns the target of a local $ref ("#", "#/$defs/x") and where
+// it is (nil for the root).
+func resolve(root any, ref string) (any, *ptr, bool) {
 	if !strings.HasPrefix(ref, "#") {
-		return nil, "", false
+		return nil, nil, false
 	}
 	cur := root
 	p := strings.TrimPrefix(ref, "#")
 	if p == "" {
-		return root, "", true
+		return root, nil, true
 	}
 	if !strings.HasPrefix(p, "/") {
-		return nil, "", false
+		return nil, nil, false
 	}
-	var ptr strings.Builder
+	var at *ptr
 	for _, tok := range strings.Split(p[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch c := cur.(type) {
 		case map[string]any:
 			v, ok := c[tok]
 			if !ok {
-				return nil, "", false
+				return nil, nil, false
 			}
 			cur = v
 		case []any:
 			i, err := strconv.Atoi(tok)
 			if err != nil || i < 0 || i >= len(c) {
-				return nil, "", false
+				return nil, nil, false
 			}
 			cur = c[i]
 		default:
-			return nil, "", false
+			return nil, nil, false
 		}
-		ptr.WriteString("/" + escapeToken(tok))
+		at = at.to(escapeToken(tok))
 	}
-	return cur, ptr.String(), true
+	return cur, at, true
 }
 
 func has(s map[string]any, k string) bool { _, ok := s[k]; return ok }

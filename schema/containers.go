@@ -8,27 +8,27 @@ import (
 
 // str bounds a string by maxLength, in characters (code points, as JSON
 // Schema counts them), each written in at most [Options] perChar bytes.
-func (w *walker) str(path string, s map[string]any) *bound {
+func (w *walker) str(at *ptr, s map[string]any) *bound {
 	v, ok := s["maxLength"]
 	if !ok {
-		return open(path, KindString, "string without maxLength")
+		return open(at, KindString, "string without maxLength")
 	}
 	n, ok := count(v)
 	if !ok {
-		return open(path, KindString, "maxLength is not a non-negative integer")
+		return open(at, KindString, "maxLength is not a non-negative integer")
 	}
 	return fixed(add(2, mul(n, w.perChar())))
 }
 
 // array bounds an array: at most maxItems items (or the length of a closed
 // tuple), the positional ones by their schemas, the rest by items.
-func (w *walker) array(path string, s map[string]any) *bound {
+func (w *walker) array(at *ptr, s map[string]any) *bound {
 	tuple, key, closed := tupleOf(s)
 	limit := int64(-1)
 	if v, ok := s["maxItems"]; ok {
 		n, ok := count(v)
 		if !ok && !closed {
-			return open(path, KindArray, "maxItems is not a non-negative integer")
+			return open(at, KindArray, "maxItems is not a non-negative integer")
 		}
 		if ok {
 			limit = n
@@ -38,14 +38,14 @@ func (w *walker) array(path string, s map[string]any) *bound {
 		limit = int64(len(tuple))
 	}
 	if limit < 0 {
-		return open(path, KindArray, "array without maxItems")
+		return open(at, KindArray, "array without maxItems")
 	}
 	out := fixed(2)
 	for i := 0; i < len(tuple) && int64(i) < limit; i++ {
-		out.plus(w.node(path+"/"+key+"/"+strconv.Itoa(i), tuple[i]), 1)
+		out.plus(w.node(at.to(key, strconv.Itoa(i)), tuple[i]), 1)
 	}
 	if extra := limit - int64(len(tuple)); extra > 0 {
-		out.plus(w.rest(path, s, key, extra), extra)
+		out.plus(w.rest(at, s, key, extra), extra)
 	}
 	out.n = add(out.n, mul(max(limit-1, 0), sep))
 	return out
@@ -65,27 +65,27 @@ func tupleOf(s map[string]any) ([]any, string, bool) {
 }
 
 // rest bounds each of the extra items that may follow the tuple.
-func (w *walker) rest(path string, s map[string]any, key string, extra int64) *bound {
+func (w *walker) rest(at *ptr, s map[string]any, key string, extra int64) *bound {
 	kw := "items"
 	if key == "items" {
 		kw = "additionalItems"
 	}
 	v, ok := s[kw]
 	if !ok {
-		return open(path, KindAny, "%s is absent: %d items (after any positional ones) may be any value", kw, extra)
+		return open(at, KindAny, "%s is absent: %d items (after any positional ones) may be any value", kw, extra)
 	}
-	return w.node(path+"/"+kw, v)
+	return w.node(at.to(kw), v)
 }
 
 // object bounds an object: a closed one by its properties, all present; an
 // open one by maxProperties members of the largest kind.
-func (w *walker) object(path string, s map[string]any) *bound {
+func (w *walker) object(at *ptr, s map[string]any) *bound {
 	props, _ := s["properties"].(map[string]any)
 	out := fixed(2)
 	var members []*bound
 	for i, name := range slices.Sorted(maps.Keys(props)) {
 		m := fixed(add(w.stringValue(name), sep))
-		m.plus(w.node(path+"/properties/"+escapeToken(name), props[name]), 1)
+		m.plus(w.node(at.to("properties", escapeToken(name)), props[name]), 1)
 		members = append(members, m)
 		if i > 0 {
 			out.n = add(out.n, sep)
@@ -103,7 +103,7 @@ func (w *walker) object(path string, s map[string]any) *bound {
 	var values []*bound
 	pp, _ := s["patternProperties"].(map[string]any)
 	for _, p := range slices.Sorted(maps.Keys(pp)) {
-		values = append(values, w.node(path+"/patternProperties/"+escapeToken(p), pp[p]))
+		values = append(values, w.node(at.to("patternProperties", escapeToken(p)), pp[p]))
 	}
 	k, hasMax := count(s["maxProperties"])
 	if hasMax && k == 0 {
@@ -111,21 +111,21 @@ func (w *walker) object(path string, s map[string]any) *bound {
 	}
 	switch {
 	case !hasAddl && hasMax:
-		values = append(values, open(path+"/additionalProperties", KindAny, "additional members of any value (additionalProperties is absent)"))
+		values = append(values, open(at.to("additionalProperties"), KindAny, "additional members of any value (additionalProperties is absent)"))
 	case addl == true && hasMax:
-		values = append(values, open(path+"/additionalProperties", KindAny, "additional members of any value"))
+		values = append(values, open(at.to("additionalProperties"), KindAny, "additional members of any value"))
 	case hasAddl && addl != false && addl != true:
-		values = append(values, w.node(path+"/additionalProperties", addl))
+		values = append(values, w.node(at.to("additionalProperties"), addl))
 	}
 	if !hasMax { // the finding says what to do; any-value members are not listed too
-		out = open(path, KindObject, "object open to any number of members: set additionalProperties to false, or maxProperties")
+		out = open(at, KindObject, "object open to any number of members: set additionalProperties to false, or maxProperties")
 		out.kids = append(append(out.kids, members...), values...)
 		return out
 	}
 	pn, _ := s["propertyNames"].(map[string]any)
 	nameLen, ok := count(pn["maxLength"])
 	if !ok {
-		out = open(path, KindObject, "object with maxProperties but no propertyNames.maxLength: member names have no ceiling")
+		out = open(at, KindObject, "object with maxProperties but no propertyNames.maxLength: member names have no ceiling")
 		out.kids = append(append(out.kids, members...), values...)
 		return out
 	}

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,46 @@ func TestAuditSelfRefIsRecursive(t *testing.T) {
 		}
 		if _, err := WorstCase([]byte(tt.schema), Options{}); err == nil {
 			t.Errorf("WorstCase(%s) = nil error, want ErrUnbounded", tt.schema)
+		}
+	}
+}
+
+// TestAuditDeepNestingIsLinear pins the trap of a path string per schema:
+// 9,990 nested arrays (380 KB, just under encoding/json's depth limit)
+// built a pointer of up to 60 KB at every level and hashed it for the
+// memo, 500 MB of allocation in all. The walk allocates in proportion to
+// the document; nested open objects, a finding at every level, write out
+// at most 100 findings and one that counts the rest.
+func TestAuditDeepNestingIsLinear(t *testing.T) {
+	// Not parallel: the allocation count is the process's.
+	for _, tt := range []struct {
+		name, open, close string
+		findings          int
+	}{
+		{"bounded arrays", `{"type":"array","maxItems":1,"items":`, `}`, 0},
+		{"open objects", `{"type":"object","properties":{"a":`, `}}`, 100 + 1},
+	} {
+		depth := 9990
+		if tt.findings > 0 {
+			depth = 4990 // two levels of JSON each
+		}
+		doc := []byte(strings.Repeat(tt.open, depth) + `{"type":"null"}` + strings.Repeat(tt.close, depth))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		findings, err := Audit(doc)
+		elapsed := time.Since(start)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alloc := after.TotalAlloc - before.TotalAlloc
+		t.Logf("%s: %d bytes, depth %d: %v, %d MB allocated", tt.name, len(doc), depth, elapsed, alloc>>20)
+		if limit := uint64(100 * len(doc)); alloc > limit {
+			t.Errorf("%s: auditing %d bytes allocated %d bytes, want at most %d", tt.name, len(doc), alloc, limit)
+		}
+		if len(findings) != tt.findings {
+			t.Errorf("%s: %d findings, want %d", tt.name, len(findings), tt.findings)
 		}
 	}
 }

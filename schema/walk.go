@@ -3,23 +3,32 @@ package schema
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/boundhttp/boundhttp/limits"
 )
 
 // A bound is what the walk learnt of one schema: the largest size in bytes
 // of a valid instance, or unbounded, and then why. Every unbounded bound
-// has a finding of its own or an unbounded part (kids), so that a schema
-// without a size always has a finding and a schema with one never has.
+// has a note of its own or an unbounded part (kids) that is explained, so
+// that a schema without a size always has a finding and a schema with one
+// never has.
 type bound struct {
 	n    int64
-	why  []Finding // findings at this schema
-	kids []*bound  // unbounded parts this bound is unbounded through
-	// explained: unbounded, with a finding here or in a part.
+	why  []note   // findings at this schema
+	kids []*bound // unbounded parts this bound is unbounded through
+	// explained: unbounded, with a note here or in a part.
 	explained bool
+}
+
+// A note is a [Finding] whose path is not written out yet.
+type note struct {
+	at            *ptr
+	kind, message string
 }
 
 func fixed(n int64) *bound { return &bound{n: n} }
@@ -62,27 +71,48 @@ func most(bs []*bound) *bound {
 	return out
 }
 
+// open is an unbounded bound with one finding.
+func open(at *ptr, kind, format string, args ...any) *bound {
+	return &bound{n: unbounded, why: []note{{at, kind, fmt.Sprintf(format, args...)}}, explained: true}
+}
+
+// sealed gives b a finding at at when it is unbounded without one: a size
+// that overflowed (maxItems 1e30 of strings), not a missing ceiling.
+func sealed(at *ptr, b *bound) *bound {
+	if b.n == unbounded && !b.explained {
+		b.why = append(b.why, note{at, KindAny, "the size has no bound below 2^63 bytes"})
+		b.explained = true
+	}
+	return b
+}
+
 // walker visits a schema document once, following local $refs.
 type walker struct {
 	root any
 	o    Options
 	// refOnly: keywords beside $ref are ignored, as drafts 4 to 7 say.
 	refOnly bool
-	memo    map[string]*bound // by path: each schema is walked once
-	busy    map[string]bool   // paths being walked, to spot recursion
+	// Each schema object is walked once: its bound is kept by identity,
+	// and the ones being walked are busy, to spot recursion.
+	memo map[unsafe.Pointer]*bound
+	busy map[unsafe.Pointer]bool
 }
+
+// maxFindings is the most findings a walk writes out; one more then says
+// how many were left out.
+const maxFindings = 100
 
 // walk returns the worst-case size of an instance of root, or unbounded
 // and the findings that say why (sorted by path, none when bounded).
 func walk(root any, o Options) (int64, []Finding) {
-	w := &walker{root: root, o: o, memo: map[string]*bound{}, busy: map[string]bool{}}
+	w := &walker{root: root, o: o, memo: map[unsafe.Pointer]*bound{}, busy: map[unsafe.Pointer]bool{}}
 	if m, ok := root.(map[string]any); ok {
 		d, _ := m["$schema"].(string)
 		for _, old := range []string{"draft-04", "draft-06", "draft-07"} {
 			w.refOnly = w.refOnly || strings.Contains(d, old)
 		}
 	}
-	b := w.node("", root)
+	b := w.node(nil, root)
 	if b.n != unbounded {
 		return b.n, nil
 	}
@@ -90,11 +120,14 @@ func walk(root any, o Options) (int64, []Finding) {
 }
 
 // collect gathers the findings of b and its unbounded parts, each bound
-// once (parts are shared through $ref), without duplicates.
+// once (parts are shared through $ref), without duplicates, at most
+// maxFindings of them: the time is linear in the number of bounds and in
+// the length of the paths written.
 func collect(b *bound) []Finding {
 	seen := map[*bound]bool{}
-	dup := map[Finding]bool{}
+	dup := map[note]bool{}
 	var out []Finding
+	left := 0
 	stack := []*bound{b}
 	for len(stack) > 0 {
 		b := stack[len(stack)-1]
@@ -103,10 +136,14 @@ func collect(b *bound) []Finding {
 			continue
 		}
 		seen[b] = true
-		for _, f := range b.why {
-			if !dup[f] {
-				dup[f] = true
-				out = append(out, f)
+		for _, n := range b.why {
+			switch {
+			case dup[n]:
+			case len(out) == maxFindings:
+				left++
+			default:
+				dup[n] = true
+				out = append(out, Finding{Path: n.at.String(), Kind: n.kind, Message: n.message})
 			}
 		}
 		stack = append(stack, b.kids...)
@@ -114,91 +151,78 @@ func collect(b *bound) []Finding {
 	slices.SortFunc(out, func(a, b Finding) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Kind, b.Kind), strings.Compare(a.Message, b.Message))
 	})
+	if left > 0 {
+		out = append(out, Finding{Path: "/", Kind: KindAny, Message: fmt.Sprintf("and %d more places without a ceiling", left)})
+	}
 	return out
 }
 
-// open is an unbounded bound with one finding.
-func open(path, kind, format string, args ...any) *bound {
-	if path == "" {
-		path = "/"
+// node bounds the schema v found at at, once per schema object.
+func (w *walker) node(at *ptr, v any) *bound {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return sealed(at, w.schema(at, v)) // true, false, or not a schema: no parts
 	}
-	return &bound{n: unbounded, why: []Finding{{Path: path, Kind: kind, Message: fmt.Sprintf(format, args...)}}, explained: true}
-}
-
-// sealed gives b a finding at path when it is unbounded without one: a
-// size that overflowed (maxItems 1e30 of strings), not a missing ceiling.
-func sealed(path string, b *bound) *bound {
-	if b.n == unbounded && !b.explained {
-		if path == "" {
-			path = "/"
-		}
-		b.why = append(b.why, Finding{Path: path, Kind: KindAny, Message: "the size has no bound below 2^63 bytes"})
-		b.explained = true
-	}
-	return b
-}
-
-// node bounds the schema v found at path, once per path.
-func (w *walker) node(path string, v any) *bound {
-	if b, ok := w.memo[path]; ok {
+	id := reflect.ValueOf(m).UnsafePointer()
+	if b, ok := w.memo[id]; ok {
 		return b
 	}
-	w.busy[path] = true
-	b := sealed(path, w.schema(path, v))
-	delete(w.busy, path)
-	w.memo[path] = b
+	w.busy[id] = true
+	b := sealed(at, w.schema(at, m))
+	delete(w.busy, id)
+	w.memo[id] = b
 	return b
 }
 
-func (w *walker) schema(path string, v any) *bound {
+func (w *walker) schema(at *ptr, v any) *bound {
 	s, ok := v.(map[string]any)
 	if !ok {
 		switch v {
 		case true:
-			return open(path, KindAny, "the schema true accepts any value; give it a type and ceilings")
+			return open(at, KindAny, "the schema true accepts any value; give it a type and ceilings")
 		case false:
 			return fixed(0)
 		case nil:
-			return open(path, KindAny, "no schema (null, or no inputSchema): any value is accepted")
+			return open(at, KindAny, "no schema (null, or no inputSchema): any value is accepted")
 		}
-		return open(path, KindInvalid, "a schema is an object or a boolean, not %s", kindOf(v))
+		return open(at, KindInvalid, "a schema is an object or a boolean, not %s", kindOf(v))
 	}
 	var parts []*bound // each keyword that bounds every instance
 	if ref, ok := s["$ref"].(string); ok {
-		parts = append(parts, w.ref(path, ref))
+		parts = append(parts, w.ref(at, ref))
 		if w.refOnly {
 			return parts[0]
 		}
 	}
 	if c, ok := s["const"]; ok {
-		parts = append(parts, sealed(path, fixed(w.value(c))))
+		parts = append(parts, sealed(at, fixed(w.value(c))))
 	}
 	if e, ok := s["enum"].([]any); ok {
 		var n int64
 		for _, v := range e {
 			n = max(n, w.value(v))
 		}
-		parts = append(parts, sealed(path, fixed(n)))
+		parts = append(parts, sealed(at, fixed(n)))
 	}
 	if has(s, "type") {
-		parts = append(parts, w.typed(path, s))
+		parts = append(parts, w.typed(at, s))
 	}
 	if list, ok := s["allOf"].([]any); ok {
 		for i, sub := range list {
-			parts = append(parts, w.node(path+"/allOf/"+strconv.Itoa(i), sub))
+			parts = append(parts, w.node(at.to("allOf", strconv.Itoa(i)), sub))
 		}
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if list, ok := s[k].([]any); ok {
 			var bs []*bound
 			for i, sub := range list {
-				bs = append(bs, w.node(path+"/"+k+"/"+strconv.Itoa(i), sub))
+				bs = append(bs, w.node(at.to(k, strconv.Itoa(i)), sub))
 			}
 			parts = append(parts, most(bs))
 		}
 	}
 	if len(parts) == 0 {
-		return open(path, KindAny, "no type, enum or const: any value is accepted, of any size")
+		return open(at, KindAny, "no type, enum or const: any value is accepted, of any size")
 	}
 	return least(parts)
 }
@@ -215,19 +239,19 @@ func kindOf(v any) string {
 	return "a number"
 }
 
-func (w *walker) ref(path, ref string) *bound {
-	target, at, ok := resolve(w.root, ref)
+func (w *walker) ref(at *ptr, ref string) *bound {
+	target, to, ok := resolve(w.root, ref)
 	if !ok {
-		return open(path, KindUnresolved, "$ref %q cannot be resolved in this document", limits.Echo(ref))
+		return open(at, KindUnresolved, "$ref %q cannot be resolved in this document", limits.Echo(ref))
 	}
-	if w.busy[at] {
-		return open(path, KindRecursive, "recursive $ref %q: nesting has no ceiling", limits.Echo(ref))
+	if m, ok := target.(map[string]any); ok && w.busy[reflect.ValueOf(m).UnsafePointer()] {
+		return open(at, KindRecursive, "recursive $ref %q: nesting has no ceiling", limits.Echo(ref))
 	}
-	return w.node(at, target)
+	return w.node(to, target)
 }
 
 // typed bounds an instance by the type keyword: the largest of its types.
-func (w *walker) typed(path string, s map[string]any) *bound {
+func (w *walker) typed(at *ptr, s map[string]any) *bound {
 	var ts []string
 	switch t := s["type"].(type) {
 	case string:
@@ -236,22 +260,22 @@ func (w *walker) typed(path string, s map[string]any) *bound {
 		for _, v := range t {
 			name, ok := v.(string)
 			if !ok {
-				return open(path, KindInvalid, "type lists %s, not a type name", kindOf(v))
+				return open(at, KindInvalid, "type lists %s, not a type name", kindOf(v))
 			}
 			ts = append(ts, name)
 		}
 	}
 	if len(ts) == 0 {
-		return open(path, KindInvalid, "type is neither a type name nor a list of them")
+		return open(at, KindInvalid, "type is neither a type name nor a list of them")
 	}
 	var bs []*bound
 	for _, t := range ts {
-		bs = append(bs, sealed(path, w.typeBound(path, t, s)))
+		bs = append(bs, sealed(at, w.typeBound(at, t, s)))
 	}
 	return most(bs)
 }
 
-func (w *walker) typeBound(path, t string, s map[string]any) *bound {
+func (w *walker) typeBound(at *ptr, t string, s map[string]any) *bound {
 	switch t {
 	case "null":
 		return fixed(4)
@@ -262,11 +286,11 @@ func (w *walker) typeBound(path, t string, s map[string]any) *bound {
 	case "integer":
 		return fixed(integerBound(s))
 	case "string":
-		return w.str(path, s)
+		return w.str(at, s)
 	case "array":
-		return w.array(path, s)
+		return w.array(at, s)
 	case "object":
-		return w.object(path, s)
+		return w.object(at, s)
 	}
-	return open(path, KindInvalid, "unknown type %q: no instance can be bounded", limits.Echo(t))
+	return open(at, KindInvalid, "unknown type %q: no instance can be bounded", limits.Echo(t))
 }
