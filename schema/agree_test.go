@@ -93,3 +93,30 @@ func TestAuditAgreesWithWorstCase(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAuditAgrees: for any document, Audit, WorstCase and AuditTool give
+// one answer, and a bound is never negative (0: no instance is valid).
+func FuzzAuditAgrees(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"array","maxItems":3}`, `{"type":"object","maxProperties":2,"propertyNames":{"maxLength":3},"additionalProperties":{"type":"integer","minimum":-1e3,"maximum":1e30}}`,
+		`{"$ref":"#/$defs/n","$defs":{"n":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/n"}]}}}`, `{"enum":["a",null,1e9,{"a":[1]}]}`,
+		`{"type":"array","prefixItems":[{"const":1.5}],"items":false}`, `{"allOf":[{"type":"string","maxLength":2},{"$ref":"#"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		findings, err := Audit(doc)
+		if err != nil {
+			return
+		}
+		worst, werr := WorstCase(doc, Options{})
+		report, _ := AuditTool("t", doc, Options{})
+		bounded := len(findings) == 0
+		if (werr == nil) != bounded || (report.WorstRequest > 0) != bounded || len(report.Findings) != len(findings) {
+			t.Fatalf("disagree on %s: Audit %v, WorstCase %d %v, AuditTool %+v", doc, findings, worst, werr, report)
+		}
+		if bounded && worst < 0 {
+			t.Fatalf("WorstCase(%s) = %d", doc, worst)
+		}
+	})
+}
