@@ -13,8 +13,8 @@ import (
 
 // TestGoDirectiveIsAFloor pins the trap of declaring the toolchain one
 // builds with: "go 1.26.8" raised every user's module to 1.26.8 when they
-// added the dependency. The go directive of this module and of
-// examples/mcp names a minor release (1.N.0) no lower than any
+// added the dependency. The go directive of this module, of mcpbound and
+// of examples/mcp names a minor release (1.N.0) no lower than any
 // dependency's; go vet (its stdversion check) and the compiler reject
 // code that needs a newer one.
 func TestGoDirectiveIsAFloor(t *testing.T) {
@@ -22,7 +22,7 @@ func TestGoDirectiveIsAFloor(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command on PATH")
 	}
-	for _, dir := range []string{".", "examples/mcp"} {
+	for _, dir := range []string{".", "mcpbound", "examples/mcp"} {
 		cmd := exec.Command("go", "list", "-m", "-json", "all")
 		cmd.Dir = dir
 		out, err := cmd.Output()
