@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -94,8 +93,8 @@ type walker struct {
 	refOnly bool
 	// Each schema object is walked once: its bound is kept by identity,
 	// and the ones being walked are busy, to spot recursion.
-	memo map[unsafe.Pointer]*bound
-	busy map[unsafe.Pointer]bool
+	memo map[uintptr]*bound
+	busy map[uintptr]bool
 }
 
 // maxFindings is the most findings a walk writes out; one more then says
@@ -105,7 +104,7 @@ const maxFindings = 100
 // walk returns the worst-case size of an instance of root, or unbounded
 // and the findings that say why (sorted by path, none when bounded).
 func walk(root any, o Options) (int64, []Finding) {
-	w := &walker{root: root, o: o, memo: map[unsafe.Pointer]*bound{}, busy: map[unsafe.Pointer]bool{}}
+	w := &walker{root: root, o: o, memo: map[uintptr]*bound{}, busy: map[uintptr]bool{}}
 	if m, ok := root.(map[string]any); ok {
 		d, _ := m["$schema"].(string)
 		for _, old := range []string{"draft-04", "draft-06", "draft-07"} {
@@ -163,7 +162,7 @@ func (w *walker) node(at *ptr, v any) *bound {
 	if !ok {
 		return sealed(at, w.schema(at, v)) // true, false, or not a schema: no parts
 	}
-	id := reflect.ValueOf(m).UnsafePointer()
+	id := reflect.ValueOf(m).Pointer()
 	if b, ok := w.memo[id]; ok {
 		return b
 	}
@@ -244,7 +243,7 @@ func (w *walker) ref(at *ptr, ref string) *bound {
 	if !ok {
 		return open(at, KindUnresolved, "$ref %q cannot be resolved in this document", limits.Echo(ref))
 	}
-	if m, ok := target.(map[string]any); ok && w.busy[reflect.ValueOf(m).UnsafePointer()] {
+	if m, ok := target.(map[string]any); ok && w.busy[reflect.ValueOf(m).Pointer()] {
 		return open(at, KindRecursive, "recursive $ref %q: nesting has no ceiling", limits.Echo(ref))
 	}
 	return w.node(to, target)
