@@ -27,22 +27,36 @@ func doubledDefs(depth int, last string) []byte {
 // per path to it: 22 definitions, each referring to the next twice (2.7 KB),
 // took 15 s to audit, and NewMiddleware audits tool schemas at start-up.
 // Each definition is walked once, so the whole audit takes about a
-// millisecond; 100 ms is the guard (the walk is the same under -race).
+// millisecond; the guard is 100 ms for the best of three runs, 1 s under
+// -race (measured: 2-4 ms, and 4-70 ms under -race on 2 shared cores).
 func TestAuditDoubledDefsIsLinear(t *testing.T) {
 	t.Parallel()
 	for _, last := range []string{`{"type":"string","maxLength":1}`, `{"type":"string"}`} {
 		doc := doubledDefs(22, last)
-		start := time.Now()
-		findings, err := Audit(doc)
-		worst, werr := WorstCase(doc, Options{})
-		report, rerr := AuditTool("t", doc, Options{})
-		elapsed := time.Since(start)
+		var (
+			findings        []Finding
+			worst           int64
+			report          ToolReport
+			err, werr, rerr error
+		)
+		elapsed := time.Hour
+		for range 3 { // the best of three: the machine is shared
+			start := time.Now()
+			findings, err = Audit(doc)
+			worst, werr = WorstCase(doc, Options{})
+			report, rerr = AuditTool("t", doc, Options{})
+			elapsed = min(elapsed, time.Since(start))
+		}
 		if err != nil || rerr != nil {
 			t.Fatal(err, rerr)
 		}
 		t.Logf("depth 22, %d bytes, last %s: Audit, WorstCase and AuditTool in %v", len(doc), last, elapsed)
-		if elapsed > 100*time.Millisecond {
-			t.Errorf("auditing %d bytes of doubled $defs took %v, want under 100ms", len(doc), elapsed)
+		limit := 100 * time.Millisecond
+		if raceEnabled {
+			limit = time.Second
+		}
+		if elapsed > limit {
+			t.Errorf("auditing %d bytes of doubled $defs took %v, want under %v", len(doc), elapsed, limit)
 		}
 		if strings.Contains(last, "maxLength") {
 			// 2^22 strings of at most 1 character: the bound counts every path.
