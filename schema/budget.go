@@ -39,8 +39,8 @@ func RequestWorstCase(tool string, doc []byte, o Options) (int64, error) {
 
 func requestSize(tool string, args int64, o Options) int64 {
 	const envelope = `{"jsonrpc": "2.0", "id": , "method": "tools/call", "params": {"name": , "arguments": , "_meta": }}`
-	s := &sizer{o: o}
-	return add(int64(len(envelope)), IDBytes, s.stringValue(tool), args, MetaBytes)
+	w := &walker{o: o}
+	return add(int64(len(envelope)), IDBytes, w.stringValue(tool), args, MetaBytes)
 }
 
 // CheckBudget reports an error when a request of worst bytes, plus

@@ -16,4 +16,10 @@
 // asserts that the largest request fits the transport's limits with a
 // stated headroom, so that a cap the transport cannot carry is an error that
 // names both numbers.
+//
+// [Audit], [WorstCase] and [AuditTool] share one walk of the document: a
+// schema has findings exactly when it has no worst case. The walk visits
+// each schema once, however many $refs lead to it, so its time is linear in
+// the size of the document: a tools/list from an untrusted server cannot
+// make it slow.
 package schema

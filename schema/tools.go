@@ -3,7 +3,6 @@ package schema
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -23,11 +22,7 @@ type ToolReport struct {
 // headroom; see [CheckBudget].
 func (r ToolReport) Check(b limits.Budget, headroom float64) error {
 	if len(r.Findings) > 0 {
-		var msgs []string
-		for _, f := range r.Findings {
-			msgs = append(msgs, f.String())
-		}
-		return fmt.Errorf("tool %q: %w: %s", r.Name, ErrUnbounded, strings.Join(msgs, "; "))
+		return fmt.Errorf("tool %q: %w", limits.Echo(r.Name), unboundedError(r.Findings))
 	}
 	if err := CheckBudget(r.WorstRequest, b, headroom); err != nil {
 		return fmt.Errorf("tool %q: %w", r.Name, err)
@@ -81,19 +76,11 @@ func AuditTool(name string, doc []byte, o Options) (ToolReport, error) {
 
 func auditTool(name string, schema any, o Options) ToolReport {
 	r := ToolReport{Name: name}
-	if schema == nil {
-		r.Findings = []Finding{{Path: "/", Kind: KindAny, Message: "no inputSchema"}}
-		return r
-	}
-	w := &walker{root: schema}
-	w.node("", schema)
-	r.Findings = w.findings
-	if len(r.Findings) == 0 {
-		if args, err := worstOf(schema, o); err == nil {
-			r.WorstRequest = requestSize(name, args, o)
-		} else {
-			r.Findings = []Finding{{Path: "/", Kind: KindAny, Message: err.Error()}}
-		}
+	n, findings := walk(schema, o)
+	if n == unbounded {
+		r.Findings = findings
+	} else {
+		r.WorstRequest = requestSize(name, n, o)
 	}
 	return r
 }

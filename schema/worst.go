@@ -15,20 +15,34 @@ import (
 // Separators are counted as ", " and ": " (2 bytes each, Python's default;
 // compact encoders use 1), with no other whitespace: pretty-printed requests
 // are not covered, which is one reason for the headroom of [CheckBudget].
-// Numbers take at most [NumberBytes] bytes, the longest shortest round-trip
-// form of a float64, unless an integer has both minimum and maximum.
+//
+// Numbers: a whole number is counted as its decimal digits plus 3 bytes (a
+// sign, and ".0" as Python writes a whole float), so an integer schema with
+// minimum 0 and maximum 1e9 allows 13 bytes (1000000000.0 and a sign). An
+// integer without both a lower and an upper limit, and any number that need
+// not be whole, takes [NumberBytes]: clients are assumed to hold numbers as
+// float64 or int64 (Go, JavaScript, and Python floats do; a Python int
+// beyond 25 digits, or a decimal type that keeps every digit, is not
+// covered). multipleOf is not read.
+//
+// Strings: maxLength counts characters (code points), each taking at most
+// 6 bytes: a control character, or <, > and & under Go's HTML escaping, or
+// U+2028 and U+2029, all written as \uXXXX; any other character is at most
+// 4 bytes of UTF-8, or 2 for an escaped quote or backslash. Strings given in
+// the schema (property names, const and enum values) are counted exactly,
+// by the longest form an encoder in use gives each character.
+//
+// Bounds never read pattern, format, contentEncoding, not, if/then/else or
+// dependent schemas: those only remove instances, so ignoring them only
+// makes a bound larger, never smaller.
 type Options struct {
 	// ASCIIOnly assumes encoders that escape every non-ASCII character, as
 	// Python's json.dumps does by default: a character outside the Basic
 	// Multilingual Plane then takes 12 bytes (a surrogate pair of \u
-	// escapes). Otherwise a character takes at most 6 bytes (a control
-	// character, or <, > and & under Go's HTML escaping, written as \u00XX;
-	// any other character is at most 4 bytes of UTF-8).
+	// escapes), any other non-ASCII character 6. The MCP SDKs for Go,
+	// TypeScript and Python write UTF-8 and need no such assumption.
 	ASCIIOnly bool
 }
-
-// NumberBytes is the size assumed for a number: len("-1.7976931348623157e+308").
-const NumberBytes = 24
 
 const sep = 2 // ", " or ": "
 
@@ -40,9 +54,10 @@ const unbounded = math.MaxInt64
 var ErrUnbounded = errors.New("schema: input has no ceiling")
 
 // WorstCase returns the largest size in bytes of a JSON instance valid
-// against the schema doc, under the assumptions of o. A schema that
-// [Audit] finds unbounded is an error wrapping [ErrUnbounded] that lists
-// the findings.
+// against the schema doc, under the assumptions of o. It never states less
+// than the largest valid instance as such a client writes it. A schema
+// that [Audit] finds unbounded (and no other) is an error wrapping
+// [ErrUnbounded] that lists the findings. Time is linear in the size of doc.
 func WorstCase(doc []byte, o Options) (int64, error) {
 	root, err := parse(doc)
 	if err != nil {
@@ -52,27 +67,27 @@ func WorstCase(doc []byte, o Options) (int64, error) {
 }
 
 func worstOf(root any, o Options) (int64, error) {
-	w := &walker{root: root}
-	w.node("", root)
-	if len(w.findings) > 0 {
-		var msgs []string
-		for _, f := range w.findings {
-			msgs = append(msgs, f.String())
-		}
-		return 0, fmt.Errorf("%w: %s", ErrUnbounded, strings.Join(msgs, "; "))
-	}
-	s := &sizer{root: root, o: o}
-	n := s.schema(root)
+	n, findings := walk(root, o)
 	if n == unbounded {
-		return 0, fmt.Errorf("%w: the size has no finite bound", ErrUnbounded)
+		return 0, unboundedError(findings)
 	}
 	return n, nil
 }
 
-type sizer struct {
-	root any
-	o    Options
-	refs []string
+// maxListed is the most findings an error lists by message.
+const maxListed = 8
+
+// unboundedError wraps [ErrUnbounded] with the first findings.
+func unboundedError(findings []Finding) error {
+	var msgs []string
+	for i, f := range findings {
+		if i == maxListed {
+			msgs = append(msgs, fmt.Sprintf("and %d more", len(findings)-maxListed))
+			break
+		}
+		msgs = append(msgs, f.String())
+	}
+	return fmt.Errorf("%w: %s", ErrUnbounded, strings.Join(msgs, "; "))
 }
 
 // add adds sizes, saturating at unbounded.
@@ -98,196 +113,16 @@ func mul(k, n int64) int64 {
 	return k * n
 }
 
-func (s *sizer) perChar() int64 {
-	if s.o.ASCIIOnly {
+// perChar is the most bytes one character of a string takes.
+func (w *walker) perChar() int64 {
+	if w.o.ASCIIOnly {
 		return 12
 	}
 	return 6
 }
 
-// schema bounds the size of any instance of v: every keyword bounds it, so
-// the least bound holds.
-func (s *sizer) schema(v any) int64 {
-	m, ok := v.(map[string]any)
-	if !ok {
-		if v == false {
-			return 0
-		}
-		return unbounded
-	}
-	best := int64(unbounded)
-	if ref, ok := m["$ref"].(string); ok {
-		best = min(best, s.ref(ref))
-	}
-	if c, ok := m["const"]; ok {
-		best = min(best, s.value(c))
-	}
-	if e, ok := m["enum"].([]any); ok {
-		var most int64
-		for _, v := range e {
-			most = max(most, s.value(v))
-		}
-		best = min(best, most)
-	}
-	if ts := types(m); len(ts) > 0 {
-		var most int64
-		for _, t := range ts {
-			most = max(most, s.typed(t, m))
-		}
-		best = min(best, most)
-	}
-	if list, ok := m["allOf"].([]any); ok {
-		for _, sub := range list {
-			best = min(best, s.schema(sub))
-		}
-	}
-	for _, k := range []string{"anyOf", "oneOf"} {
-		if list, ok := m[k].([]any); ok {
-			var most int64
-			for _, sub := range list {
-				most = max(most, s.schema(sub))
-			}
-			best = min(best, most)
-		}
-	}
-	return best
-}
-
-func (s *sizer) ref(ref string) int64 {
-	for _, r := range s.refs {
-		if r == ref {
-			return unbounded
-		}
-	}
-	target, ok := resolve(s.root, ref)
-	if !ok {
-		return unbounded
-	}
-	s.refs = append(s.refs, ref)
-	defer func() { s.refs = s.refs[:len(s.refs)-1] }()
-	return s.schema(target)
-}
-
-func (s *sizer) typed(t string, m map[string]any) int64 {
-	switch t {
-	case "null":
-		return 4
-	case "boolean":
-		return 5
-	case "number":
-		return NumberBytes
-	case "integer":
-		lo, lok := m["minimum"].(json.Number)
-		hi, hok := m["maximum"].(json.Number)
-		if lok && hok {
-			return max(int64(len(lo.String())), int64(len(hi.String())))
-		}
-		return NumberBytes
-	case "string":
-		n, ok := count(m["maxLength"])
-		if !ok {
-			return unbounded
-		}
-		return add(2, mul(n, s.perChar()))
-	case "array":
-		return s.array(m)
-	case "object":
-		return s.object(m)
-	}
-	return unbounded
-}
-
-// count reads a non-negative integer keyword.
-func count(v any) (int64, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
-	}
-	i, err := n.Int64()
-	if err != nil || i < 0 {
-		return 0, false
-	}
-	return i, true
-}
-
-func (s *sizer) array(m map[string]any) int64 {
-	tuple, closed := tupleOf(m)
-	n, ok := count(m["maxItems"])
-	if closed {
-		if !ok || n > int64(len(tuple)) {
-			n = int64(len(tuple))
-		}
-		ok = true
-	}
-	if !ok {
-		return unbounded
-	}
-	var rest any = true // items after the tuple
-	if it, ok := m["items"]; ok {
-		if _, isList := it.([]any); !isList {
-			rest = it
-		} else if ai, ok := m["additionalItems"]; ok {
-			rest = ai
-		}
-	}
-	total := int64(2)
-	for i := 0; int64(i) < n && i < len(tuple); i++ {
-		total = add(total, s.schema(tuple[i]))
-	}
-	if extra := n - int64(len(tuple)); extra > 0 {
-		total = add(total, mul(extra, s.schema(rest)))
-	}
-	return add(total, mul(max(n-1, 0), sep))
-}
-
-func (s *sizer) object(m map[string]any) int64 {
-	props, _ := m["properties"].(map[string]any)
-	var members []int64
-	var most int64
-	for name, sub := range props {
-		size := add(s.stringValue(name), sep, s.schema(sub))
-		members = append(members, size)
-		most = max(most, size)
-	}
-	addl, hasAddl := m["additionalProperties"]
-	closed := hasAddl && addl == false && !has(m, "patternProperties")
-	if closed {
-		total := int64(2)
-		for i, size := range members {
-			total = add(total, size)
-			if i > 0 {
-				total = add(total, sep)
-			}
-		}
-		return total
-	}
-	k, ok := count(m["maxProperties"])
-	if !ok {
-		return unbounded
-	}
-	pn, _ := m["propertyNames"].(map[string]any)
-	nameLen, ok := count(pn["maxLength"])
-	if !ok {
-		return unbounded
-	}
-	var value int64
-	if hasAddl {
-		value = s.schema(addl)
-	} else {
-		value = unbounded
-	}
-	if pp, ok := m["patternProperties"].(map[string]any); ok {
-		for _, sub := range pp {
-			value = max(value, s.schema(sub))
-		}
-	}
-	extra := add(2, mul(nameLen, s.perChar()), sep, value)
-	most = max(most, extra)
-	return add(2, mul(k, most), mul(max(k-1, 0), sep))
-}
-
 // value is the size of a concrete JSON value (from const or enum).
-func (s *sizer) value(v any) int64 {
+func (w *walker) value(v any) int64 {
 	switch v := v.(type) {
 	case nil:
 		return 4
@@ -297,13 +132,13 @@ func (s *sizer) value(v any) int64 {
 		}
 		return 5
 	case json.Number:
-		return int64(len(v.String()))
+		return numberLen(v.String())
 	case string:
-		return s.stringValue(v)
+		return w.stringValue(v)
 	case []any:
 		total := int64(2)
 		for i, e := range v {
-			total = add(total, s.value(e))
+			total = add(total, w.value(e))
 			if i > 0 {
 				total = add(total, sep)
 			}
@@ -313,7 +148,7 @@ func (s *sizer) value(v any) int64 {
 		total := int64(2)
 		i := 0
 		for k, e := range v {
-			total = add(total, s.stringValue(k), sep, s.value(e))
+			total = add(total, w.stringValue(k), sep, w.value(e))
 			if i > 0 {
 				total = add(total, sep)
 			}
@@ -325,7 +160,7 @@ func (s *sizer) value(v any) int64 {
 }
 
 // stringValue is the largest size of the string literal of str.
-func (s *sizer) stringValue(str string) int64 {
+func (w *walker) stringValue(str string) int64 {
 	n := int64(2)
 	for _, r := range str {
 		switch {
@@ -335,9 +170,9 @@ func (s *sizer) stringValue(str string) int64 {
 			n += 6
 		case r < utf8.RuneSelf:
 			n++
-		case s.o.ASCIIOnly && r > 0xffff:
+		case w.o.ASCIIOnly && r > 0xffff:
 			n += 12
-		case s.o.ASCIIOnly:
+		case w.o.ASCIIOnly:
 			n += 6
 		default:
 			n += int64(utf8.RuneLen(r))

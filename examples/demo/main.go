@@ -3,7 +3,9 @@
 // and are rejected whole by the bounded ones, with the stage and the limit
 // that tripped.
 //
-// It runs offline: every body is made here and served on loopback.
+// It runs offline: every body is served on loopback; the gzip bomb is the
+// repository's testdata/gzip-bomb-2MiB.gz (see gzipBomb), the others are
+// made here.
 package main
 
 import (
@@ -43,8 +45,16 @@ func run(w io.Writer) error {
 	data := bytes.Repeat([]byte("a"), bombSize)
 	fmt.Fprintf(w, "budget: wire %d bytes, decoded %d bytes\n\n", budget.MaxWireBytes, budget.MaxDecodedBytes)
 	client := &http.Client{Transport: &boundhttp.Transport{Budget: budget}}
+	bomb, from, err := gzipBomb(data)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "gzip bomb: %s\n\n", from)
 	for _, coding := range []string{"gzip", "deflate", "br", "zstd"} {
 		body, err := compress(coding, data)
+		if coding == "gzip" {
+			body = bomb
+		}
 		if err != nil {
 			return err
 		}
@@ -67,7 +77,7 @@ func run(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "  boundhttp.Transport: rejected, stage=%s limit=%d observed=%d\n\n", e.Stage, e.Limit, e.Observed)
 	}
-	if err := server(w, data); err != nil {
+	if err := server(w, bomb); err != nil {
 		return err
 	}
 	return normal(w, client)
@@ -108,11 +118,7 @@ func naiveFetch(url, coding string) (int64, error) {
 // server posts the gzip bomb to a handler behind http.MaxBytesHandler, which
 // decodes it whole, and to one behind boundhttp.Middleware, which is never
 // called.
-func server(w io.Writer, data []byte) error {
-	bomb, err := compress("gzip", data)
-	if err != nil {
-		return err
-	}
+func server(w io.Writer, bomb []byte) error {
 	var decoded int64
 	naive := http.MaxBytesHandler(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if zr, err := gzip.NewReader(r.Body); err == nil {

@@ -19,6 +19,8 @@ func TestDemo(t *testing.T) {
 		t.Errorf("Transport rejected %d codings, want 4:\n%s", n, s)
 	}
 	for _, want := range []string{
+		"gzip bomb: testdata/gzip-bomb-2MiB.gz\n",
+		"gzip: a 2068-byte response",
 		"compressed-size check of 65536 bytes passes: true",
 		"the handler decoded 2097152 bytes",
 		`boundhttp.Middleware: 413, handler called=false, {"type":"urn:boundhttp:problem:decoded"`,
