@@ -1,6 +1,6 @@
 module github.com/boundhttp/boundhttp/cmd/boundprobe/mcptest
 
-go 1.26.8
+go 1.25.0
 
 require (
 	github.com/boundhttp/boundhttp v0.0.0
