@@ -87,6 +87,9 @@ type Error struct {
 // [EchoPointer] render them, so the text is bounded whatever the peer sent
 // (the cause's text, Err.Error(), is appended as it is).
 func (e *Error) Error() string {
+	if e.Stage == StageInFlight && e.Observed <= e.Limit {
+		return e.busyText()
+	}
 	var b []byte
 	b = append(b, "limits: "...)
 	b = append(b, e.Stage...)
@@ -191,6 +194,8 @@ func (s Stage) Sentinel() error {
 		return ErrUnsupported
 	case StageTimeout:
 		return ErrTimeout
+	case StageInFlight:
+		return ErrBusy
 	}
 	return nil
 }
