@@ -39,6 +39,9 @@ func (c *brotliCodec) Read(p []byte) (int, error) {
 		if c.d.cfg.requireChecksum {
 			return 0, errNoChecksum // brotli has no checksum
 		}
+		if err := c.charge(hdr, err); err != nil {
+			return 0, err
+		}
 		if wbits, ok := largeWindowBits(hdr); ok {
 			window := int64(1) << wbits
 			if window > max(c.d.b.MaxWindowBytes, standardBrotliWindow) {

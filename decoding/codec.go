@@ -16,8 +16,14 @@ func newCodec(name string, src io.Reader, d *Reader) (codec, error) {
 		}
 		return identity{src}, nil
 	case "gzip":
+		if err := d.chargeDecoder(FlateState, name, false); err != nil {
+			return nil, err
+		}
 		return newGzip(src, d.cfg.maxMembers), nil
 	case "deflate":
+		if err := d.chargeDecoder(FlateState, name, false); err != nil {
+			return nil, err
+		}
 		return newZlib(src), nil
 	case "br":
 		return newBrotli(src, d), nil

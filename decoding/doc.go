@@ -22,10 +22,21 @@
 //     verdict depend on a guess.
 //   - br: brotli (RFC 7932). Standard windows (up to 16 MiB) are always
 //     accepted; large-window streams (RFC 9841) only when their window fits
-//     [limits.Budget.MaxWindowBytes]. Decoder memory per body: a ring buffer
-//     that grows with the output up to the declared window (at most 16 MiB
-//     for standard streams), a 32 KiB input buffer and the Huffman tables
-//     (tens of KiB).
+//     [limits.Budget.MaxWindowBytes]. What a brotli stream can cost, whatever
+//     the decoded limit: the ring buffer, which the decoder sizes from the
+//     declared window and the declared length of the first meta-block, not
+//     from the output (four bytes declaring a 16 MiB window and a 16 MiB
+//     uncompressed meta-block allocate 16 MiB plus 42 bytes at once, measured
+//     on andybalholm/brotli v1.3.0), plus the Huffman tables a meta-block
+//     header may ask for (up to 256 trees for each of three alphabets:
+//     3.2 MiB at most, tens of KiB in practice), plus about 40 KiB of reader.
+//     So a standard stream costs up to 16 MiB + 3.3 MiB before it outputs a
+//     byte. Standard windows are not held to MaxWindowBytes because real
+//     encoders emit them: the brotli tool (1.0.9) writes WBITS 24 whenever
+//     it reads a pipe and for files over 8 MiB (WBITS 11 for 1 KB, 17 for
+//     64 KiB, 21 for 1 MiB, 23 for 5 MB). The process-wide answer is
+//     [WithInFlight], which charges the declared window plus [BrotliState]
+//     before the decoder exists.
 //   - zstd: RFC 8878 frames. The frame headers are checked as the bytes pass,
 //     before the decoder sees them: a window above MaxWindowBytes is a
 //     [limits.StageWindow] rejection, declared content sizes whose sum exceeds

@@ -1,6 +1,10 @@
 package decoding
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/boundhttp/boundhttp/limits"
+)
 
 // An Option changes how a [Reader] accepts a body. Options are applied by
 // [NewReader] and [ReadAll], which report the first invalid one.
@@ -9,6 +13,7 @@ type Option func(*config) error
 type config struct {
 	maxMembers      int
 	requireChecksum bool
+	inflight        *limits.InFlight // see WithInFlight
 }
 
 func newConfig(opts []Option) (config, error) {

@@ -33,7 +33,7 @@ func (d *Reader) ReadAll() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return chunks.Join(), nil
+	return chunks.Join(), nil // gives back the chunks' charge: the bytes are the caller's
 }
 
 func init() {
@@ -56,6 +56,7 @@ func init() {
 func (d *Reader) readAllChunks() (chunk.List, error) {
 	defer d.releaseDecoders()
 	remaining := d.b.MaxDecodedBytes - d.top.out
+	d.startBody(remaining)
 	size := int64(chunk.MinSize)
 	if d.sizeHint > 0 {
 		size = min(d.sizeHint, remaining, chunk.MaxSize)
@@ -69,16 +70,27 @@ func (d *Reader) readAllChunks() (chunk.List, error) {
 		n, err := d.Read(p)
 		if int64(n) > remaining {
 			chunks.Release()
+			d.dropChunks()
 			return chunk.List{}, io.ErrNoProgress // unreachable: the Reader stops at the limit
 		}
 		if err == io.EOF {
 			if n > 0 {
+				if cerr := d.chargeChunk(chunkCap(int64(n))); cerr != nil {
+					chunks.Release()
+					d.dropChunks()
+					return chunk.List{}, cerr
+				}
 				copy(chunks.Next(int64(n)), p[:n])
 			}
+			d.handOver(&chunks)
 			return chunks, nil
+		}
+		if err == nil {
+			err = d.chargeChunk(chunkCap(min(max(size, int64(n)), remaining)))
 		}
 		if err != nil {
 			chunks.Release()
+			d.dropChunks()
 			return chunk.List{}, err
 		}
 		buf := chunks.Next(min(max(size, int64(n)), remaining))
@@ -91,9 +103,11 @@ func (d *Reader) readAllChunks() (chunk.List, error) {
 		case nil:
 			size = min(size*2, chunk.MaxSize)
 		case io.EOF:
+			d.handOver(&chunks)
 			return chunks, nil
 		default:
 			chunks.Release()
+			d.dropChunks()
 			return chunk.List{}, err
 		}
 	}

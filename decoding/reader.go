@@ -43,6 +43,7 @@ type Reader struct {
 	err      error         // sticky result of Read
 	closed   bool
 	release  bool // whether the decoders were returned to their pools
+	fl       inflightState
 }
 
 // NewReader returns a Reader of the body r, encoded with the codings of the
@@ -76,6 +77,7 @@ func NewReader(r io.Reader, contentEncoding string, b limits.Budget, opts ...Opt
 	}
 	d := &Reader{b: b, cfg: cfg, src: r}
 	d.wire = wireReader{d: d, src: r, max: b.MaxWireBytes}
+	d.fl.hold.Init(cfg.inflight)
 	if len(codings) == 0 {
 		codings = []string{"identity"}
 	}
@@ -175,6 +177,7 @@ func (d *Reader) Close() error {
 		return nil
 	}
 	d.releaseDecoders()
+	d.dropChunks()
 	d.closed = true
 	if c, ok := d.src.(io.Closer); ok {
 		return c.Close()
@@ -195,6 +198,7 @@ func (d *Reader) releaseDecoders() {
 			d.layers[i].dec = nil
 		}
 	}
+	d.dropDecoders()
 	if d.err == nil {
 		d.err = ErrClosed
 	}

@@ -257,6 +257,9 @@ func (f *frameInspector) header() error {
 			Observed: clampInt64(window), Declared: true, Encoding: "zstd"})
 		return f.d.fault
 	}
+	if err := f.d.chargeZstdWindow(int64(window)); err != nil {
+		return err
+	}
 	f.to(stBlockHeader)
 	return nil
 }

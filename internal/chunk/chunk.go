@@ -11,6 +11,8 @@ import (
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/boundhttp/boundhttp/limits"
 )
 
 // Chunk sizes: the first is small so that small bodies stay cheap, later
@@ -27,8 +29,13 @@ var pools [numClasses]sync.Pool // of *[]byte
 // empty list. It is a small value (one slice); a copy shares the chunks, so
 // release only one copy. It is not safe for concurrent use.
 type List struct {
-	c [][]byte // only ever appended to by Next
+	c    [][]byte    // only ever appended to by Next
+	hold limits.Hold // the in-flight charge of the chunks; see Charge
 }
+
+// Charge makes l hold h, the in-flight charge of its chunks, and give it
+// back when the chunks are released or joined.
+func (l *List) Charge(h limits.Hold) { l.hold = h }
 
 // Next takes a chunk of n bytes (0 < n <= MaxSize) from the pools, appends
 // it to l and returns it for filling. Its capacity is the smallest size
@@ -75,10 +82,12 @@ func (l *List) Size() int64 {
 func (l *List) Join() []byte {
 	switch len(l.c) {
 	case 0:
+		l.hold.Release()
 		return []byte{}
 	case 1:
 		out := l.c[0]
 		l.c = nil
+		l.hold.Release()
 		return out
 	}
 	out := make([]byte, 0, l.Size())
@@ -103,6 +112,7 @@ func (l *List) Release() {
 	}
 	clear(l.c)
 	l.c = l.c[:0]
+	l.hold.Release()
 }
 
 // readAll is installed by package decoding, which owns the Reader.
