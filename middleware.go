@@ -168,6 +168,24 @@ type MiddlewareConfig struct {
 	// (not kept). Like any ResponseWriter it is not safe for concurrent use,
 	// and must not be used after the handler returns.
 	MaxResponseBytes int64
+
+	// InFlight, if set, is the process-wide budget every request body is
+	// charged to, with the Transports and Readers that share it: decoder
+	// state before it is allocated, and in whole-body mode the buffered
+	// body, held until the handler returns (see [limits.InFlight] and
+	// [decoding.WithInFlight]). A body that finds no room is answered 503
+	// with Retry-After and the problem document of stage inflight; the
+	// handler is not called (in streaming mode it reads the error, as for
+	// any breach). Not charged: net/http's own per-connection memory (about
+	// 10 KiB: buffers and goroutine), and what a handler does with the
+	// body. Nil means none.
+	InFlight *limits.InFlight
+
+	// InFlightWait is how long a body waits for room in InFlight before it
+	// is refused. Zero means no wait; negative is an error. Only a body's
+	// first reservation waits; see [limits.InFlight] for why that cannot
+	// deadlock.
+	InFlightWait time.Duration
 }
 
 // NewMiddleware returns the middleware c describes, or an error if c.Budget,
@@ -180,6 +198,10 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 		if err := c.JSON.Validate(); err != nil {
 			return nil, err
 		}
+	}
+	c, err := inflightConfig(c)
+	if err != nil {
+		return nil, err
 	}
 	// An invalid option would fail every request: fail here instead.
 	d, err := decoding.NewReader(strings.NewReader(""), "", c.Budget, c.DecodeOptions...)
@@ -251,6 +273,9 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		http.Error(w, "invalid body budget", http.StatusInternalServerError)
 		return
 	}
+	if m.inflightBody(d, r) {
+		defer d.Done() // gives back what the body holds of the budget
+	}
 	codings := decoding.ParseContentEncoding(ce)
 	for _, c := range codings {
 		if !slices.Contains(m.codings, c) {
@@ -289,6 +314,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		err = checkJSONChunks(chunks, *m.json)
 	}
 	if err != nil {
+		chunks.Release()
 		le := serverError(r.Context(), err, b.Timeout)
 		if le == nil {
 			return // the client is gone: no one to answer
@@ -357,6 +383,7 @@ func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Er
 	if e.Stage == limits.StageEncoding {
 		w.Header().Set("Accept-Encoding", m.acceptEncoding)
 	}
+	inflightHeaders(w, e)
 	// The rest of the body is not read: end the exchange rather than drain
 	// an unbounded remainder, so that the answer still arrives.
 	closeAfterRejection(w, r)

@@ -10,9 +10,9 @@ import (
 
 // StatusFor returns the HTTP status that answers a rejection at stage s:
 // 413 for the size stages, 415 for an unsupported coding, 400 for an
-// integrity failure, 408 for a timeout, and 500 for
-// [limits.StageResponse] (the handler's response broke the server's own
-// cap: the server's fault, not the client's).
+// integrity failure, 408 for a timeout, 503 for a busy in-flight budget,
+// and 500 for [limits.StageResponse] (the handler's response broke the
+// server's own cap: the server's fault, not the client's).
 func StatusFor(s limits.Stage) int {
 	if s == limits.StageResponse {
 		return http.StatusInternalServerError
@@ -24,6 +24,8 @@ func StatusFor(s limits.Stage) int {
 		return http.StatusUnsupportedMediaType
 	case limits.ErrTimeout:
 		return http.StatusRequestTimeout
+	case limits.ErrBusy:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusBadRequest
 }

@@ -88,6 +88,20 @@ type Transport struct {
 	// the check runs as the body is read. Nil means no shape check.
 	JSON *limits.JSON
 
+	// InFlight, if set, is the process-wide budget every response body is
+	// charged to, with the Middlewares and Readers that share it: decoder
+	// state before it is allocated, and in whole-body mode the body, held
+	// from its first byte until the caller closes the returned Body (see
+	// [limits.InFlight] and [decoding.WithInFlight]). A body that finds no
+	// room waits until the request's context is done (or Budget.Timeout
+	// elapses), then fails with a [*limits.Error] of stage inflight that
+	// wraps the context's error; a body that could never fit fails at
+	// once. Close every Body, or its charge is never given back. A caller
+	// that holds one body while it fetches another through the same
+	// InFlight should give that fetch a deadline (see [limits.InFlight]).
+	// Nil means none.
+	InFlight *limits.InFlight
+
 	once sync.Once
 	base http.RoundTripper
 }
@@ -172,10 +186,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode == http.StatusPartialContent && coded {
 		return fail(&limits.Error{Stage: limits.StageEncoding, Encoding: ce, Err: errPartialCoded})
 	}
-	d, err := decoding.NewReader(resp.Body, ce, b, t.DecodeOptions...)
+	d, err := decoding.NewReader(resp.Body, ce, b, t.decodeOptions()...)
 	if err != nil {
 		return fail(err)
 	}
+	t.inflightBody(d, ctx)
 	body := &bodyReader{d: d, c: cell, cancel: cancel}
 	if b.Timeout > 0 {
 		body.startTimer(b.Timeout)
@@ -204,9 +219,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		err = checkJSONChunks(chunks, *t.JSON)
 	}
 	if err != nil {
+		chunks.Release()
 		return nil, err
 	}
-	full := newFullBody(chunks, cell)
+	full := newFullBody(chunks, cell) // its Close gives back the chunks' charge
 	resp.Body = full
 	resp.ContentLength = full.size
 	return resp, nil

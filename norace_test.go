@@ -1,0 +1,5 @@
+//go:build !race
+
+package boundhttp_test
+
+const raceEnabled = false
