@@ -80,7 +80,11 @@ func run(w io.Writer) error {
 	if err := server(w, bomb); err != nil {
 		return err
 	}
-	return normal(w, client)
+	if err := normal(w, client); err != nil {
+		return err
+	}
+	_, _, err = inflight(w)
+	return err
 }
 
 // naiveFetch fetches url as most fetch tools do: net/http's own transport
