@@ -177,8 +177,10 @@ type MiddlewareConfig struct {
 	// with Retry-After and the problem document of stage inflight; the
 	// handler is not called (in streaming mode it reads the error, as for
 	// any breach). Not charged: net/http's own per-connection memory (about
-	// 10 KiB: buffers and goroutine), and what a handler does with the
-	// body. Nil means none.
+	// 16 KiB measured: read and write buffers, request and connection
+	// structures, the goroutine's stack), and what a handler does with the
+	// body. Set Budget.Timeout too: a stalled body holds its share until it
+	// ends. Nil means none.
 	InFlight *limits.InFlight
 
 	// InFlightWait is how long a body waits for room in InFlight before it
