@@ -96,16 +96,24 @@ func heapObjects() uint64 {
 
 // perConnection is the heap one loopback connection of this test may
 // hold besides what the in-flight budget charges: net/http's buffers and
-// goroutines on the server side and on the client side, both in this
-// process (see the Middleware doc).
+// structures on the server side (about 16 KiB, see the Middleware doc) and
+// on the client side, both in this process, and the echo handler's copy of
+// a valid body.
 const perConnection = 64 << 10
+
+// slack is the heap that is neither charged nor per connection: idle chunks
+// and decoders in sync.Pools (reused, never more than were charged at once)
+// and garbage not yet collected (GC percent 10 during the test). Measured
+// growth over the budget: 0 to 15 MiB on two shared cores.
+const slack = 16 << 20
 
 // TestMiddlewareInFlightAttack: against a Middleware with a 64 MiB
 // in-flight budget, 64 concurrent 1 GiB gzip bombs, 64 brotli streams
 // declaring a 16 MiB window, and 64 connections that send 12 bytes of such
 // a stream and stall, while 200 valid requests are made. Peak heap growth
 // stays under the budget plus perConnection per connection; every valid
-// request gets its exact answer or a 503 with Retry-After. Sabotage: the
+// request gets its exact answer or a 503 with Retry-After. The heap is
+// sampled through runtime/metrics every millisecond. Sabotage: the
 // same load without InFlight (set attackInFlight false) grows the heap by
 // more than 1 GiB (64 ring buffers of 16 MiB) and fails.
 func TestMiddlewareInFlightAttack(t *testing.T) {
@@ -205,7 +213,7 @@ func TestMiddlewareInFlightAttack(t *testing.T) {
 
 	growth := int64(peak) - int64(base)
 	conns := int64(3*attackers + 16)
-	bound := int64(budget) + conns*perConnection
+	bound := int64(budget) + conns*perConnection + slack
 	statuses.Range(func(k, v any) bool { t.Logf("%s: %d", k, v.(*atomic.Int32).Load()); return true })
 	t.Logf("valid: %d exact, %d busy; heap growth %.1f MiB (bound %.1f MiB); Peak() %.1f MiB of %.0f MiB",
 		ok.Load(), busy.Load(), float64(growth)/(1<<20), float64(bound)/(1<<20), float64(f.Peak())/(1<<20), float64(budget)/(1<<20))
@@ -213,7 +221,7 @@ func TestMiddlewareInFlightAttack(t *testing.T) {
 		t.Errorf("%d valid requests answered, want %d", ok.Load()+busy.Load(), len(valid))
 	}
 	if growth > bound {
-		t.Errorf("peak heap growth %d bytes, want at most %d (budget %d + %d connections x %d)", growth, bound, budget, conns, perConnection)
+		t.Errorf("peak heap growth %d bytes, want at most %d (budget %d + %d connections x %d + slack %d)", growth, bound, budget, conns, perConnection, slack)
 	}
 	if attackInFlight {
 		waitInUse(t, f, "attack")

@@ -22,6 +22,7 @@ type brotliCodec struct {
 	br    *bufio.Reader
 	zr    *brotli.Reader
 	large bool
+	big   bool // a window too big to keep pooled; see brotliheader.go
 }
 
 func newBrotli(src io.Reader, d *Reader) *brotliCodec { return &brotliCodec{d: d, src: src} }
@@ -81,7 +82,7 @@ func largeWindowBits(hdr []byte) (uint, bool) {
 
 func (c *brotliCodec) release() {
 	if c.zr != nil {
-		if !c.large {
+		if !c.large && !c.big {
 			c.zr.Reset(nil)
 			brotliPool.Put(c.zr)
 		}

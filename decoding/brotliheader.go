@@ -61,5 +61,12 @@ func (c *brotliCodec) charge(hdr []byte, readErr error) error {
 	if wbits > 24 && int64(1)<<min(wbits, 62) > max(c.d.b.MaxWindowBytes, standardBrotliWindow) {
 		return nil // refused by the window check
 	}
+	// A ring buffer kept in the pool would be memory no body is charged
+	// for: above maxPooledBrotliBits the reader is dropped after use.
+	c.big = wbits > maxPooledBrotliBits
 	return c.d.chargeDecoder(brotliCharge(wbits), "br", true)
 }
+
+// maxPooledBrotliBits is the largest window (1 MiB) whose brotli readers
+// return to the pool when an InFlight budget is charged.
+const maxPooledBrotliBits = 20
