@@ -115,10 +115,14 @@ const slack = 16 << 20
 // request gets its exact answer or a 503 with Retry-After. The heap is
 // sampled through runtime/metrics every millisecond. Sabotage: the
 // same load without InFlight (set attackInFlight false) grows the heap by
-// more than 1 GiB (64 ring buffers of 16 MiB) and fails.
+// more than 1 GiB (64 ring buffers of 16 MiB) and fails. Under the race
+// detector there are 16 of each attacker and 50 valid requests.
 func TestMiddlewareInFlightAttack(t *testing.T) {
 	const budget = 64 << 20
-	const attackers = 64
+	attackers, nvalid := 64, 200
+	if raceEnabled {
+		attackers, nvalid = 16, 50 // the full load takes 30 s under -race on two shared cores
+	}
 	f := limits.NewInFlight(budget)
 	cfg := boundhttp.MiddlewareConfig{
 		Budget: limits.Budget{MaxDecodedBytes: 1 << 20, Timeout: time.Second},
@@ -139,7 +143,7 @@ func TestMiddlewareInFlightAttack(t *testing.T) {
 
 	bomb := gzipBomb(1 << 30)
 	brStream := append(brotliStall(), bytes.Repeat([]byte("x"), 2<<20)...)
-	valid := make([][]byte, 200)
+	valid := make([][]byte, nvalid)
 	for i := range valid {
 		valid[i] = []byte(fmt.Sprintf(`{"i":%d,"pad":%q}`, i, strings.Repeat("v", 1+i*97%(32<<10))))
 	}
