@@ -56,8 +56,8 @@ const (
 	// Huffman tables and the 4 KiB input buffer.
 	FlateState = 64 << 10
 	// ZstdState is a zstd decoder apart from its window: block and literal
-	// buffers and tables.
-	ZstdState = 320 << 10
+	// buffers and tables (about 480 KiB measured for 1 and 8 MiB windows).
+	ZstdState = 640 << 10
 	// BrotliState is a brotli decoder apart from its ring buffer: the
 	// largest Huffman tree groups a meta-block header can ask for (256
 	// literal, command and distance trees: 2.7 MiB, 3.3 MiB with large
