@@ -129,6 +129,11 @@ func (l ServerLimits) capResult(r *mcp.CallToolResult, max int) *mcp.CallToolRes
 			how := fmt.Sprintf("the full result is the resource %s (%d characters, %d bytes); read it with resources/read, "+
 				"in pages of at most %d characters, each page but the last naming the next one in _meta.next; it expires in %v",
 				uri, total, size, max, l.Store.TTL())
+			if 1+chars(marker(total, total, how)) > max {
+				// At a small cap the long explanation leaves no room:
+				// name the link and the way to follow it, no more.
+				how = "the full result is the resource " + uri + "; read it with resources/read, following _meta.next"
+			}
 			return withText(r, t,
 				&mcp.TextContent{Text: cutToFit(t.text, total, max, how)},
 				&mcp.ResourceLink{URI: uri, Name: "result-" + id[:8], MIMEType: mime, Size: &size,

@@ -247,3 +247,26 @@ func TestServerEmbeddedText(t *testing.T) {
 		t.Errorf("M = %d, want 5000", m)
 	}
 }
+
+// TestStoreMarkerFitsMinimumCap: at the smallest cap a Store-backed
+// preview (marker, link URI and how to read it) still fits in
+// MaxResultChars; the long explanation must not push the block over the
+// cap. Found: at 256 and 300 characters the preview had 306.
+func TestStoreMarkerFitsMinimumCap(t *testing.T) {
+	for _, max := range []int{MinResultChars, 300, 400} {
+		mw := ServerLimits{MaxResultChars: max, Store: NewStore(0, 0)}.Middleware()
+		s := mixed(100000)
+		out, link := linked(t, mw, s)
+		if link == nil {
+			t.Fatalf("max %d: no link", max)
+		}
+		preview := onlyText(t, out)
+		n, m := parseMarker(t, preview)
+		if c := chars(preview); c > max {
+			t.Errorf("max %d: preview has %d characters: %q", max, c, clip(preview))
+		}
+		if m != 100000 || !strings.HasPrefix(preview, head(s, n)+"\n") || !strings.Contains(preview, link.URI) {
+			t.Errorf("max %d: preview %q does not name the link with the right N and M", max, clip(preview))
+		}
+	}
+}
