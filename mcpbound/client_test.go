@@ -3,6 +3,7 @@ package mcpbound
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -307,3 +308,48 @@ func TestClientLimitsValidate(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestClientStructuredKeyOrderCountedOnce: a tool returns a struct as
+// structuredContent and its JSON as text, as the spec advises; the client receives the
+// structured content as a map, whose re-serialization sorts the keys, so a
+// byte comparison with the text block fails whenever the output struct's
+// fields are not in alphabetical order. The pair must still be counted
+// once: 30,000 characters of text are under a 40,000-character ceiling.
+// Found: the client counted 60,001 characters and saved the result to a
+// file "because it is 60001 characters".
+func TestClientStructuredKeyOrderCountedOnce(t *testing.T) {
+	type out struct {
+		Zeta  string `json:"zeta"`
+		Alpha int    `json:"alpha"`
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "typed", Version: "v1"}, nil)
+	z := strings.Repeat("z", 30000)
+	o := out{Zeta: z, Alpha: 1}
+	js, _ := json.Marshal(o)
+	server.AddTool(&mcp.Tool{Name: "typed", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// The spec's advice: the structured content, and its JSON as text.
+		return &mcp.CallToolResult{StructuredContent: o, Content: []mcp.Content{&mcp.TextContent{Text: string(js)}}}, nil
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	dir := t.TempDir()
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil)
+	client.AddSendingMiddleware(ClientLimits{MaxChars: 40000, SpillDir: dir, Logger: slog.New(slog.DiscardHandler)}.Middleware())
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "typed", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := onlyText(t, res)
+	if want := `{"zeta":"` + z + `","alpha":1}`; text != want || res.StructuredContent == nil {
+		t.Errorf("a 30,000-character typed result under a 40,000-character ceiling was changed: %q", clip(text))
+	}
+}

@@ -1,7 +1,9 @@
 package mcpbound
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -48,10 +50,15 @@ func textOf(r *mcp.CallToolResult) resultText {
 	if r.StructuredContent != nil {
 		t.structured = true
 		if js, err := json.Marshal(r.StructuredContent); err == nil {
-			if s := string(js); !slices.Contains(parts, s) {
-				parts = append(parts, s)
+			i := slices.Index(parts, string(js))
+			if i < 0 {
+				i = slices.IndexFunc(parts, func(p string) bool { return sameJSON(p, js) })
 			}
-			t.onlyJSON = len(parts) == 1 && parts[0] == string(js)
+			if i < 0 {
+				parts = append(parts, string(js))
+				i = len(parts) - 1
+			}
+			t.onlyJSON = len(parts) == 1 && i == 0
 		}
 	}
 	t.text = strings.Join(parts, "\n")
@@ -66,4 +73,19 @@ func withText(r *mcp.CallToolResult, t resultText, blocks ...mcp.Content) *mcp.C
 	out.StructuredContent = nil
 	out.Content = append(append(make([]mcp.Content, 0, len(blocks)+len(t.rest)), blocks...), t.rest...)
 	return &out
+}
+
+// sameJSON reports whether text is a JSON serialization of the same value as
+// js, whatever its key order, spacing or escaping: a client receives
+// structuredContent as a map, whose serialization sorts the keys, while the
+// tool's text copy keeps the order the tool wrote.
+func sameJSON(text string, js []byte) bool {
+	if !json.Valid([]byte(text)) {
+		return false
+	}
+	var a, b any
+	da, db := json.NewDecoder(strings.NewReader(text)), json.NewDecoder(bytes.NewReader(js))
+	da.UseNumber()
+	db.UseNumber()
+	return da.Decode(&a) == nil && db.Decode(&b) == nil && reflect.DeepEqual(a, b)
 }
