@@ -76,8 +76,10 @@ func (t *target) send(ctx context.Context, b *body) (*Answer, error) {
 	}()
 
 	a := &Answer{}
-	resp, rerr := readResponse(bufio.NewReader(conn), req)
+	hl := &headerLimit{r: conn, n: maxAnswerHeader}
+	resp, rerr := readResponse(bufio.NewReader(hl), req)
 	if rerr == nil {
+		hl.n = -1 // the body is bounded by ReadAll's budget
 		data, err := decoding.ReadAll(resp.Body, resp.Header.Get("Content-Encoding"),
 			limits.Budget{MaxWireBytes: maxAnswerBody, MaxDecodedBytes: maxAnswerBody})
 		if err != nil {
@@ -110,6 +112,38 @@ func (t *target) send(ctx context.Context, b *body) (*Answer, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// maxAnswerHeader bounds the bytes of response header read, interim
+// responses included: net/http's Transport default for
+// MaxResponseHeaderBytes is larger, 10 MB, but an answer to a probe needs
+// no more than a few kilobytes.
+const maxAnswerHeader = 1 << 20
+
+// errAnswerHeader ends an answer whose header is longer than
+// maxAnswerHeader.
+var errAnswerHeader = fmt.Errorf("response header longer than %d bytes", maxAnswerHeader)
+
+// headerLimit reads at most n bytes of r, then fails with errAnswerHeader;
+// n < 0 means no limit.
+type headerLimit struct {
+	r io.Reader
+	n int64
+}
+
+func (l *headerLimit) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return l.r.Read(p)
+	}
+	if l.n == 0 {
+		return 0, errAnswerHeader
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
 }
 
 // maxInterim is the most 1xx responses skipped before the final one.
