@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"net"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/boundhttp/boundhttp/limits"
 )
 
 // TestHugeResponseHeader: a target that answers with a header that never
@@ -65,5 +68,30 @@ func TestHugeResponseHeader(t *testing.T) {
 	}
 	if n := <-wrote; n == -2 {
 		t.Errorf("the probe read all 64 MiB of the response header (outcome %s, error %q)", a.Outcome, a.Error)
+	}
+}
+
+// TestBudgetOutBeforeRefusal: with -max-requests 1 (or any budget spent
+// while bracketing), no body was refused, yet -max-size was never tried:
+// the note must say the budget ran out, not that nothing up to -max-size
+// was refused. Found: "no body up to -max-size was refused" after one
+// body of 40 bytes.
+func TestBudgetOutBeforeRefusal(t *testing.T) {
+	t.Parallel()
+	url := backend(t, limits.Budget{MaxWireBytes: 100000, MaxDecodedBytes: 100000})
+	for _, n := range []string{"1", "3"} {
+		code, rep, errs := probe(t, "-max-requests", n, "-max-size", "1MiB", url)
+		if code != ExitFit || rep == nil {
+			t.Fatalf("-max-requests %s: exit %d: %s", n, code, errs)
+		}
+		c := rep.Identity
+		if c.RefusedAt != nil || c.DecodedCeiling >= 1<<20 || strings.Contains(c.Note, "-max-size was refused") || !strings.Contains(c.Note, "-max-requests") {
+			t.Errorf("-max-requests %s: ceiling %d, note %q, want a note that the budget ran out", n, c.DecodedCeiling, c.Note)
+		}
+	}
+	var out, errs bytes.Buffer
+	Main(context.Background(), []string{"-pause", "0", "-max-requests", "2", url}, &out, &errs)
+	if strings.Contains(out.String(), "up to -max-size") || !strings.Contains(out.String(), "before -max-requests ran out") {
+		t.Errorf("table:\n%s", out.String())
 	}
 }

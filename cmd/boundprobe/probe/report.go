@@ -30,7 +30,8 @@ type Ceiling struct {
 	// Exact reports whether the body one decoded byte larger was refused.
 	Exact bool `json:"exact"`
 	// RefusedAt is the size of the smallest refused body; nil when none
-	// up to -max-size was.
+	// was, up to -max-size or until -max-requests ran out (Note says
+	// which).
 	RefusedAt *Size `json:"refused_at,omitempty"`
 	// Requests is the number of bodies sent.
 	Requests int `json:"requests"`

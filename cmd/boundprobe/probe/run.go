@@ -136,7 +136,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ceilingOf(r), nil
+		return ceilingOf(r, c.MaxSize), nil
 	}
 	json := isJSON(ct)
 	if rep.Identity, err = measure(shape{json: json}); err != nil {
@@ -172,8 +172,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// ceilingOf describes the result of a search.
-func ceilingOf(r *searchResult) *Ceiling {
+// ceilingOf describes the result of a search that tried sizes up to
+// maxSize.
+func ceilingOf(r *searchResult, maxSize int64) *Ceiling {
 	c := &Ceiling{Requests: r.requests, Exact: r.exact()}
 	if r.accepted != nil {
 		c.Ceiling, c.DecodedCeiling = r.accepted.body.Wire, r.accepted.body.Decoded
@@ -186,6 +187,9 @@ func ceilingOf(r *searchResult) *Ceiling {
 	switch {
 	case r.accepted == nil:
 		c.Note = fmt.Sprintf("even the smallest body (%d bytes) was refused", r.refused.body.Decoded)
+	case r.refused == nil && r.accepted.body.Decoded < maxSize:
+		c.Note = fmt.Sprintf("-max-requests ran out before any body was refused: the ceiling is at least %d decoded bytes",
+			r.accepted.body.Decoded)
 	case r.refused == nil:
 		c.Note = "no body up to -max-size was refused: the ceiling is at least this"
 	case !c.Exact:

@@ -19,6 +19,9 @@ func writeTable(w io.Writer, rep *Report) {
 	}{{"identity", rep.Identity}, {"gzip", rep.Gzip}} {
 		c := row.c
 		at, by := "-", "nothing refused up to -max-size"
+		if c.RefusedAt == nil && strings.HasPrefix(c.Note, "-max-requests") {
+			by = "nothing refused before -max-requests ran out"
+		}
 		if c.RefusedAt != nil {
 			at = fmt.Sprintf("%d/%d", c.RefusedAt.Wire, c.RefusedAt.Decoded)
 			by = describe(c.Refusal)
