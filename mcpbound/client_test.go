@@ -353,3 +353,47 @@ func TestClientStructuredKeyOrderCountedOnce(t *testing.T) {
 		t.Errorf("a 30,000-character typed result under a 40,000-character ceiling was changed: %q", clip(text))
 	}
 }
+
+// TestClientHostileServer: names and _meta a hostile server chooses cannot
+// steer the client: a tool name with path separators, "..", a glob or a
+// NUL makes a file inside SpillDir; a negative, fractional, textual or
+// enormous maxResultSizeChars, or one on a tool never listed, gives no
+// override; a symlink in SpillDir that looks like a result file is
+// neither followed nor removed when the folder is made room in.
+func TestClientHostileServer(t *testing.T) {
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "victim.txt")
+	if err := os.WriteFile(victim, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, ClientLimits{MaxChars: 1000, HardMaxChars: 2000, MaxSpillBytes: 3000})
+	link := filepath.Join(r.dir, spillPrefix+"link-1"+spillSuffix)
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	r.listTools(t,
+		&mcp.Tool{Name: "neg", Meta: mcp.Meta{MaxResultSizeCharsKey: float64(-5000)}},
+		&mcp.Tool{Name: "frac", Meta: mcp.Meta{MaxResultSizeCharsKey: 1500.5}},
+		&mcp.Tool{Name: "text", Meta: mcp.Meta{MaxResultSizeCharsKey: "1500"}},
+		&mcp.Tool{Name: "huge", Meta: mcp.Meta{MaxResultSizeCharsKey: 1e300}},
+		&mcp.Tool{Name: "nested", Meta: mcp.Meta{MaxResultSizeCharsKey: map[string]any{"n": 1500.0}}})
+	text := strings.Repeat("h", 1500)
+	for _, tool := range []string{"neg", "frac", "text", "huge", "nested", "unlisted",
+		"../../../../tmp/evil", "/etc/passwd", "a/../../b", "..", "*", "x\x00y", `..\..\win`, strings.Repeat("long/", 2000)} {
+		out := r.call(t, tool, textResult(text))
+		if !spilled(t, out, text) {
+			t.Errorf("tool %q: 1,500 characters over a 1,000 ceiling were not saved: %q", clip(tool), clip(onlyText(t, out)))
+			continue
+		}
+		path := savedRE.FindStringSubmatch(onlyText(t, out))[1]
+		if filepath.Dir(path) != r.dir || strings.Contains(filepath.Base(path), "..") {
+			t.Errorf("tool %q: saved as %s, outside %s", clip(tool), path, r.dir)
+		}
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "keep me" {
+		t.Errorf("the symlink's target was changed: %q, %v", b, err)
+	}
+	if _, err := os.Lstat(link); err != nil {
+		t.Errorf("the symlink was removed: %v", err)
+	}
+}
