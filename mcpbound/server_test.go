@@ -270,3 +270,27 @@ func TestStoreMarkerFitsMinimumCap(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreExpiredThenNewResult: a link that expired says "expired" even
+// after a newer result was kept. Found: put swept expired entries away
+// first, so the expired link then read as "unknown result link (never
+// issued, or evicted to make room for newer results)", in a store with
+// room to spare.
+func TestStoreExpiredThenNewResult(t *testing.T) {
+	store := NewStore(1<<20, time.Minute)
+	now := time.Now()
+	store.now = func() time.Time { return now }
+	mw := ServerLimits{MaxResultChars: 1000, Store: store}.Middleware()
+	_, old := linked(t, mw, mixed(2000))
+	now = now.Add(2 * time.Minute)
+	if _, l := linked(t, mw, mixed(2000)); l == nil {
+		t.Fatal("no link for the newer result")
+	}
+	_, err := readPage(mw, old.URI)
+	if err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("read of an expired link after a newer result: %v, want an error saying it expired", err)
+	}
+	if store.bytes > 1<<20 {
+		t.Errorf("store holds %d bytes", store.bytes)
+	}
+}

@@ -28,7 +28,8 @@ var (
 // holds at most a fixed number of bytes (UTF-8 bytes of text) in all, for a
 // fixed time each; when a new result does not fit, the oldest go first, and
 // a result bigger than the whole store is not kept. Entries live in memory
-// only. A Store is safe for concurrent use; one Store may serve several
+// only; an expired entry's bytes are freed when it is read or when room is
+// needed, always within the bound. A Store is safe for concurrent use; one Store may serve several
 // servers.
 type Store struct {
 	maxBytes int64
@@ -82,13 +83,12 @@ func (s *Store) put(text, mimeType string, pageChars int) (id string, ok bool) {
 	defer s.mu.Unlock()
 	now := s.now()
 	e.expires = now.Add(s.ttl)
-	// Expired entries first, then the oldest, until the new one fits. Each
-	// pass removes one entry, so the loop ends within the entry count.
-	for f := s.order.Front(); f != nil; f = s.order.Front() {
-		old := f.Value.(*entry)
-		if !now.After(old.expires) && s.bytes+size <= s.maxBytes {
-			break
-		}
+	// The oldest (expired ones first, expiry following age) until the new
+	// one fits. Expired entries are not swept when there is room: until
+	// then a read of one says that it expired, not that it is unknown.
+	// Each pass removes one entry, so the loop ends within the entry
+	// count.
+	for f := s.order.Front(); f != nil && s.bytes+size > s.maxBytes; f = s.order.Front() {
 		s.remove(f)
 	}
 	s.byID[e.id] = s.order.PushBack(e)
