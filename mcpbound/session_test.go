@@ -135,3 +135,55 @@ func TestSessionLink(t *testing.T) {
 		t.Errorf("expired link: %v, want an error saying it expired and what to do", err)
 	}
 }
+
+// TestSessionInvalidUTF8Link: a tool's text with invalid UTF-8 (and the
+// bytes of an encoded surrogate, which Go treats as invalid) reaches the
+// client with each bad byte replaced by U+FFFD, as encoding/json writes it.
+// The link's size and the preview's byte count must describe what the
+// client reassembles: the replaced text. Found: the link said 4,500 bytes
+// for a text the client reassembled as 10,500 bytes.
+func TestSessionInvalidUTF8Link(t *testing.T) {
+	raw := strings.Repeat("ok\xff\xed\xa0\x80", 750) // 4,500 bytes, 4,500 characters
+	server := mcp.NewServer(&mcp.Implementation{Name: "bad", Version: "v1"},
+		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{}}})
+	server.AddTool(&mcp.Tool{Name: "bad", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return textResult(raw), nil })
+	server.AddReceivingMiddleware(ServerLimits{MaxResultChars: 1000, Store: NewStore(0, 0)}.Middleware())
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bad", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var link *mcp.ResourceLink
+	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			link = l
+		}
+	}
+	if link == nil || link.Size == nil {
+		t.Fatalf("no link with a size: %v", res.Content)
+	}
+	got, err := ReadLink(context.Background(), cs, link.URI, 10, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Repeat("ok\uFFFD\uFFFD\uFFFD\uFFFD", 750); got != want {
+		t.Errorf("reassembled %d bytes, want %d", len(got), len(want))
+	}
+	if *link.Size != int64(len(got)) {
+		t.Errorf("link size %d bytes, the client reassembled %d", *link.Size, len(got))
+	}
+	if n, m := parseMarker(t, onlyText(t, res)); m != chars(got) || !strings.Contains(onlyText(t, res), itoa(len(got))+" bytes") {
+		t.Errorf("marker %d of %d characters, preview %q; the client got %d characters, %d bytes", n, m, clip(onlyText(t, res)), chars(got), len(got))
+	}
+}

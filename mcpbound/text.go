@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -61,8 +62,24 @@ func textOf(r *mcp.CallToolResult) resultText {
 			t.onlyJSON = len(parts) == 1 && i == 0
 		}
 	}
-	t.text = strings.Join(parts, "\n")
+	t.text = wireText(strings.Join(parts, "\n"))
 	return t
+}
+
+// wireText returns s as a JSON encoder sends it: each byte that is not part
+// of a valid UTF-8 sequence replaced by U+FFFD (encoding/json does this),
+// so that byte counts and kept results describe what a client receives.
+// The character count is unchanged: an invalid byte is one character.
+func wireText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/2)
+	for _, r := range s {
+		b.WriteRune(r) // an invalid byte ranges as utf8.RuneError
+	}
+	return b.String()
 }
 
 // withText returns a copy of r whose text blocks and structured content are
