@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -292,5 +293,61 @@ func TestStoreExpiredThenNewResult(t *testing.T) {
 	}
 	if store.bytes > 1<<20 {
 		t.Errorf("store holds %d bytes", store.bytes)
+	}
+}
+
+// TestStoreConcurrent: results from many sessions at once, and reads of
+// their links (and of guessed, overflowing and malformed page URIs) racing
+// eviction, keep the store within its bytes; every read returns either
+// the exact page or a clear error. Run with -race.
+func TestStoreConcurrent(t *testing.T) {
+	store := NewStore(20000, time.Minute)
+	mw := ServerLimits{MaxResultChars: 1000, Store: store}.Middleware()
+	done := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 20; i++ {
+				s := strings.Repeat(string(rune('a'+g)), 2500+i)
+				out := serverCall(t, mw, textResult(s))
+				var uri string
+				for _, c := range out.Content {
+					if l, ok := c.(*mcp.ResourceLink); ok {
+						uri = l.URI
+					}
+				}
+				if uri == "" {
+					done <- "no link"
+					return
+				}
+				for k, u := range []string{uri, uri + "?page=2", uri + "?page=3"} {
+					page, err := readPage(mw, u)
+					switch {
+					case err != nil && !strings.Contains(err.Error(), "unknown"):
+						done <- "read " + u + ": " + err.Error()
+						return
+					case err == nil && page.Contents[0].Text != s[1000*k:min(len(s), 1000*(k+1))]:
+						done <- "wrong page " + u
+						return
+					}
+				}
+				for _, u := range []string{uri + "?page=9223372036854775807", uri + "?page=99999999999999999999", uri + "?page=0", uri + "?page=1", uri + "?page=-2", uri + "?page=+2", uri + "?page=02", ResultURIPrefix + strings.Repeat("f", 32), uri + "x", ResultURIPrefix} {
+					if _, err := readPage(mw, u); err == nil || !strings.Contains(err.Error(), "Resource not found") {
+						done <- "read " + u + ": " + fmt.Sprint(err)
+						return
+					}
+				}
+			}
+			done <- ""
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if store.bytes > 20000 || store.order.Len() != len(store.byID) {
+		t.Errorf("store holds %d bytes in %d entries (%d ids), cap 20000", store.bytes, store.order.Len(), len(store.byID))
 	}
 }
