@@ -22,6 +22,11 @@ const (
 	DefaultMaxSpillBytes = 256 << 20
 )
 
+// MinClientChars is the smallest MaxChars [ClientLimits] accepts: room for
+// the marker of a cut (with the reason a file could not be written, echoed
+// to at most a few hundred characters) and some of the text.
+const MinClientChars = 512
+
 // MaxResultSizeCharsKey is the member of a tool's _meta (in its tools/list
 // entry) through which a tool raises its own character ceiling.
 const MaxResultSizeCharsKey = "anthropic/maxResultSizeChars"
@@ -77,7 +82,8 @@ type ClientLimits struct {
 	// (or cut, when it has images). Zero means 25,000.
 	MaxTokens int
 	// MaxChars: a successful result of more characters is saved to a file
-	// whatever its token count. Zero means 50,000.
+	// whatever its token count. Zero means 50,000; below MinClientChars
+	// (512) is a configuration error.
 	MaxChars int
 	// HardMaxChars is the most a tool may raise its own MaxChars to. Zero
 	// means 500,000; below MaxChars is a configuration error.
@@ -113,6 +119,10 @@ func (l ClientLimits) Validate() error {
 		}
 	}
 	d := l.withDefaults()
+	if d.MaxChars < MinClientChars {
+		return fmt.Errorf("mcpbound: ClientLimits.MaxChars %d: below the minimum of %d characters (zero means the default, %d)",
+			d.MaxChars, MinClientChars, DefaultMaxChars)
+	}
 	if d.HardMaxChars < d.MaxChars {
 		return fmt.Errorf("mcpbound: ClientLimits.HardMaxChars %d below MaxChars %d", d.HardMaxChars, d.MaxChars)
 	}

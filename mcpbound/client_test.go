@@ -397,3 +397,22 @@ func TestClientHostileServer(t *testing.T) {
 		t.Errorf("the symlink was removed: %v", err)
 	}
 }
+
+// TestClientCutFitsCeiling: a cut result (images, or a file that cannot be
+// written) is at most the tool's character ceiling, marker included, at
+// every ceiling Validate accepts; a ceiling too small for any marker is a
+// configuration error. Found: MaxChars 1 to 100 were accepted and the cut
+// of a result with an image was a 119-character marker.
+func TestClientCutFitsCeiling(t *testing.T) {
+	for _, mc := range []int{1, 100, MinClientChars - 1} {
+		if (ClientLimits{MaxChars: mc}).Validate() == nil {
+			t.Errorf("MaxChars %d accepted", mc)
+		}
+	}
+	img := &mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")}
+	r := newRig(t, ClientLimits{MaxChars: MinClientChars})
+	out := r.call(t, "t", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("a", 5000)}, img}})
+	if n, m := parseMarker(t, onlyText(t, out)); chars(onlyText(t, out)) > MinClientChars || m != 5000 || n == 0 {
+		t.Errorf("cut with images: %d characters (%d of %d shown), ceiling %d", chars(onlyText(t, out)), n, m, MinClientChars)
+	}
+}
