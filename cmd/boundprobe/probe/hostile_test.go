@@ -95,3 +95,35 @@ func TestBudgetOutBeforeRefusal(t *testing.T) {
 		t.Errorf("table:\n%s", out.String())
 	}
 }
+
+// TestOddCeilings: a path that accepts only empty bodies (ceiling 0), and
+// ceilings exactly at a power of four (a bracket size) and at -max-size,
+// are measured to the byte. Found: the smallest identity body had 1 byte,
+// so a path that resets every non-empty body was reported "target
+// unreachable" (exit 4) although it answered an empty body with 204.
+func TestOddCeilings(t *testing.T) {
+	t.Parallel()
+	code, rep, errs := probe(t, "-content-type", "text/plain", "-max-size", "64KiB", resetServer(t, 0))
+	if code != ExitFit || rep == nil {
+		t.Fatalf("ceiling 0: exit %d: %s", code, errs)
+	}
+	if c := rep.Identity; c.Ceiling != 0 || !c.Exact || c.Accepted == nil || c.RefusedAt == nil || c.RefusedAt.Wire != 1 {
+		t.Errorf("ceiling 0: identity %+v, want ceiling 0 exact, refused at 1", c)
+	}
+	if c := rep.Gzip; c.Accepted != nil || c.Ceiling != 0 || c.RefusedAt == nil || !strings.Contains(c.Note, "smallest") {
+		t.Errorf("ceiling 0: gzip %+v, want nothing accepted and a note", c)
+	}
+	for _, limit := range []int64{4096, 16384, 1 << 16} {
+		code, rep, errs := probe(t, "-content-type", "text/plain", "-max-size", "64KiB", resetServer(t, limit))
+		if code != ExitFit || rep == nil {
+			t.Fatalf("ceiling %d: exit %d: %s", limit, code, errs)
+		}
+		if limit == 1<<16 {
+			if c := rep.Identity; c.Ceiling != limit || c.RefusedAt != nil || c.Exact || !strings.Contains(c.Note, "-max-size") {
+				t.Errorf("ceiling at -max-size: %+v", c)
+			}
+			continue
+		}
+		checkCeiling(t, "identity", rep.Identity, limit, limit, limit+1, 40)
+	}
+}

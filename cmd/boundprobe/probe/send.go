@@ -64,6 +64,9 @@ func (t *target) send(ctx context.Context, b *body) (*Answer, error) {
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Body: io.NopCloser(b.reader()), ContentLength: b.Wire, Close: true,
 	}
+	if b.Wire == 0 {
+		req.Body = http.NoBody // Content-Length: 0, not a chunked body of unknown length
+	}
 	cw := &countingWriter{w: conn}
 	written := make(chan error, 1)
 	go func() {
