@@ -35,6 +35,11 @@ const MaxResultSizeCharsKey = "anthropic/maxResultSizeChars"
 // kept.
 const errorEndChars = 5000
 
+// minErrorChars is the smallest MaxErrorChars: the two ends kept and room
+// for the marker between them, so that a trimmed error is never longer
+// than MaxErrorChars (nor than the error it trims).
+const minErrorChars = 2*errorEndChars + MinResultChars
+
 // ClientLimits applies to tool results, as a sending middleware of the
 // official Go SDK's client, the ceilings real MCP clients apply:
 //
@@ -89,8 +94,8 @@ type ClientLimits struct {
 	// means 500,000; below MaxChars is a configuration error.
 	HardMaxChars int
 	// MaxErrorChars: an error text of more characters keeps its first and
-	// last 5,000 characters. Zero means 11,000; values up to 10,000 are a
-	// configuration error (there would be nothing to cut).
+	// last 5,000 characters. Zero means 11,000; values below 10,256 are a
+	// configuration error (the two ends and the marker would not fit).
 	MaxErrorChars int
 	// MaxSpillBytes bounds the total size, in bytes, of the result files
 	// in SpillDir: before a new file is written, the oldest result files
@@ -126,8 +131,8 @@ func (l ClientLimits) Validate() error {
 	if d.HardMaxChars < d.MaxChars {
 		return fmt.Errorf("mcpbound: ClientLimits.HardMaxChars %d below MaxChars %d", d.HardMaxChars, d.MaxChars)
 	}
-	if d.MaxErrorChars <= 2*errorEndChars {
-		return fmt.Errorf("mcpbound: ClientLimits.MaxErrorChars %d: must exceed %d, the two ends kept", d.MaxErrorChars, 2*errorEndChars)
+	if d.MaxErrorChars < minErrorChars {
+		return fmt.Errorf("mcpbound: ClientLimits.MaxErrorChars %d: below %d, the two ends kept and room for the marker", d.MaxErrorChars, minErrorChars)
 	}
 	return nil
 }

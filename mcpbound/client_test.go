@@ -416,3 +416,22 @@ func TestClientCutFitsCeiling(t *testing.T) {
 		t.Errorf("cut with images: %d characters (%d of %d shown), ceiling %d", chars(onlyText(t, out)), n, m, MinClientChars)
 	}
 }
+
+// TestClientErrorTrimNeverGrows: at every MaxErrorChars Validate accepts,
+// a trimmed error is at most MaxErrorChars characters, marker included,
+// and never longer than the error it trims. Found: MaxErrorChars 10,001
+// was accepted, and an error of 10,002 characters came out as 10,145.
+func TestClientErrorTrimNeverGrows(t *testing.T) {
+	for _, max := range []int{10001, 10100, 10200, 10256, 10300, DefaultMaxErrorChars} {
+		l := ClientLimits{MaxErrorChars: max}
+		if l.Validate() != nil {
+			continue
+		}
+		r := newRig(t, l)
+		s := mixed(max + 1)
+		out := onlyText(t, r.call(t, "t", &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: s}}}))
+		if c := chars(out); c > max || c > chars(s) {
+			t.Errorf("MaxErrorChars %d: an error of %d characters was trimmed to %d", max, chars(s), c)
+		}
+	}
+}
