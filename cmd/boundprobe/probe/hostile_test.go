@@ -6,8 +6,10 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -125,5 +127,33 @@ func TestOddCeilings(t *testing.T) {
 			continue
 		}
 		checkCeiling(t, "identity", rep.Identity, limit, limit, limit+1, 40)
+	}
+}
+
+// TestRunReservedHeader: the exported Run validates its Config like the
+// command line does, headers included: a Config.Header that sets a header
+// the probe owns (Content-Encoding would label identity bodies as br, say;
+// Content-Length, Host or Transfer-Encoding would fight the framing) or a
+// name that is not a token is refused before any request is sent. Found:
+// Run sent identity bodies with "Content-Encoding: br" and measured a
+// ceiling from the answers to them.
+func TestRunReservedHeader(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	for _, h := range []http.Header{
+		{"Content-Encoding": {"br"}}, {"Content-Length": {"5"}}, {"Host": {"elsewhere"}},
+		{"Transfer-Encoding": {"chunked"}}, {"Connection": {"Upgrade"}}, {"Upgrade": {"h2c"}}, {"Expect": {"100-continue"}},
+		{"content-type": {"text/html"}}, {"Bad Name": {"x"}}, {"X-Ok": {"a\r\nX-Injected: b"}},
+	} {
+		c := Config{URL: srv.URL, Method: http.MethodPost, Header: h, ContentType: "text/plain", MaxRequests: 2,
+			MaxSize: 1024, Timeout: 5 * time.Second}
+		if _, err := Run(context.Background(), c); err == nil {
+			t.Errorf("Run with header %v: no error", h)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests sent with a header the command line refuses", n)
 	}
 }

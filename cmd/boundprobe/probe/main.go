@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/boundhttp/boundhttp/limits"
 	"github.com/boundhttp/boundhttp/schema"
 )
 
@@ -129,15 +130,28 @@ var reserved = []string{"Host", "Content-Length", "Content-Encoding", "Transfer-
 func addHeader(h http.Header, s string) error {
 	name, value, ok := strings.Cut(s, ":")
 	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-	if !ok || !isToken(name) || strings.ContainsAny(value, "\r\n\x00") {
+	if !ok {
 		return fmt.Errorf("want Name: value, got %q", s)
+	}
+	if err := checkHeader(name, value); err != nil {
+		return err
+	}
+	h.Add(name, value)
+	return nil
+}
+
+// checkHeader reports whether a header the caller gives may be sent with
+// every request: a token for a name, no line break or NUL in the value, and
+// none of the headers the probe sets itself.
+func checkHeader(name, value string) error {
+	if !isToken(name) || strings.ContainsAny(value, "\r\n\x00") {
+		return fmt.Errorf("want Name: value, got %q", limits.Echo(name+": "+value))
 	}
 	for _, r := range reserved {
 		if strings.EqualFold(name, r) {
 			return fmt.Errorf("%s is set by the probe (use -content-type for the type)", r)
 		}
 	}
-	h.Add(name, value)
 	return nil
 }
 

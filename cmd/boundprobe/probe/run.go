@@ -40,7 +40,9 @@ type Config struct {
 // or https with a host (or that carries user info), a budget of requests
 // below 1, a negative pause or headroom, a timeout that is not positive, a
 // MaxSize below the smallest body or above 1 TiB, a method that is not a
-// token, an empty Content-Type or one with line breaks.
+// token, an empty Content-Type or one with line breaks, a Header that sets
+// a header the probe sets itself (Host, Content-Length, Content-Encoding,
+// Content-Type...) or that is not a valid header.
 func (c *Config) Validate() error {
 	u, err := url.Parse(c.URL)
 	if err != nil {
@@ -64,6 +66,13 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("-X %q: not a method", c.Method)
 	case strings.ContainsAny(c.ContentType, "\r\n\x00") || c.ContentType == "":
 		return fmt.Errorf("-content-type %q: not a header value", c.ContentType)
+	}
+	for name, values := range c.Header {
+		for _, v := range values {
+			if err := checkHeader(name, v); err != nil {
+				return fmt.Errorf("-H: %w", err)
+			}
+		}
 	}
 	return nil
 }
