@@ -435,3 +435,60 @@ func TestClientErrorTrimNeverGrows(t *testing.T) {
 		}
 	}
 }
+
+// TestClientConcurrentSessions: many sessions list tools and call them at
+// once through one middleware: each session's override is its own, and
+// the spill folder stays within MaxSpillBytes. Run with -race.
+func TestClientConcurrentSessions(t *testing.T) {
+	dir := t.TempDir()
+	mw := ClientLimits{MaxChars: 1000, HardMaxChars: 3000, MaxSpillBytes: 20000, SpillDir: dir, Logger: slog.New(slog.DiscardHandler)}.Middleware()
+	done := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			s := &mcp.ClientSession{}
+			raised := g%2 == 0
+			list := &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: "t"}}}
+			if raised {
+				list.Tools[0].Meta = mcp.Meta{MaxResultSizeCharsKey: float64(3000)}
+			}
+			text := strings.Repeat(string(rune('a'+g)), 2000)
+			h := mw(func(_ context.Context, method string, _ mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					return list, nil
+				}
+				return textResult(text), nil
+			})
+			if _, err := h(context.Background(), "tools/list", &mcp.ClientRequest[*mcp.ListToolsParams]{Session: s, Params: &mcp.ListToolsParams{}}); err != nil {
+				done <- err.Error()
+				return
+			}
+			for i := 0; i < 10; i++ {
+				out, err := h(context.Background(), "tools/call", &mcp.ClientRequest[*mcp.CallToolParams]{Session: s, Params: &mcp.CallToolParams{Name: "t"}})
+				if err != nil {
+					done <- err.Error()
+					return
+				}
+				got := out.(*mcp.CallToolResult).Content[0].(*mcp.TextContent).Text
+				if raised != (got == text) || (!raised && !strings.HasPrefix(got, "[saved: ")) {
+					done <- "session " + itoa(g) + ": " + clip(got)
+					return
+				}
+			}
+			done <- ""
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	var sum int64
+	for _, e := range entries {
+		fi, _ := e.Info()
+		sum += fi.Size()
+	}
+	if sum > 20000 {
+		t.Errorf("spill folder holds %d bytes, bound 20000", sum)
+	}
+}
