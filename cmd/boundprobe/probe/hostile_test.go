@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -155,5 +156,75 @@ func TestRunReservedHeader(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("%d requests sent with a header the command line refuses", n)
+	}
+}
+
+// TestOddTargets: a target that sends 100 Continue and then resets every
+// body over a limit is measured to the byte with the refusals reported as
+// resets; a target whose refusals are not monotonic (every size that is a
+// multiple of 3 refused) still gets at most -max-requests bodies per
+// search and a report whose exact ceiling was observed (ceiling accepted,
+// ceiling+1 refused).
+func TestOddTargets(t *testing.T) {
+	t.Parallel()
+	serve := func(answer func(conn net.Conn, n int64)) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		go func() {
+			for {
+				conn, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func() {
+					defer conn.Close()
+					req, err := http.ReadRequest(bufio.NewReader(conn))
+					if err != nil {
+						return
+					}
+					answer(conn, req.ContentLength)
+				}()
+			}
+		}()
+		return "http://" + ln.Addr().String()
+	}
+	const limit = 50000
+	cont := serve(func(conn net.Conn, n int64) {
+		io.WriteString(conn, "HTTP/1.1 100 Continue\r\n\r\n")
+		if n > limit {
+			conn.(*net.TCPConn).SetLinger(0)
+			return
+		}
+		io.WriteString(conn, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+	})
+	code, rep, errs := probe(t, "-content-type", "text/plain", "-max-size", "1MiB", cont)
+	if code != ExitFit || rep == nil {
+		t.Fatalf("100 Continue then reset: exit %d: %s", code, errs)
+	}
+	checkCeiling(t, "identity", rep.Identity, limit, limit, limit+1, 40)
+	if a := rep.Identity.Refusal; a.Outcome != OutcomeReset {
+		t.Errorf("refusal %+v, want a reset", a)
+	}
+	odd := serve(func(conn net.Conn, n int64) {
+		status := "204 No Content"
+		if n%3 == 0 {
+			status = "413 Content Too Large"
+		}
+		io.WriteString(conn, "HTTP/1.1 "+status+"\r\nConnection: close\r\n\r\n")
+	})
+	code, rep, errs = probe(t, "-content-type", "text/plain", "-max-size", "1MiB", "-max-requests", "12", odd)
+	if code != ExitFit || rep == nil {
+		t.Fatalf("non-monotonic: exit %d: %s", code, errs)
+	}
+	for _, c := range []*Ceiling{rep.Identity, rep.Gzip} {
+		if c.Requests > 12 {
+			t.Errorf("%d requests, budget 12", c.Requests)
+		}
+		if c.Exact && (c.RefusedAt == nil || c.RefusedAt.Decoded != c.DecodedCeiling+1 || c.Accepted == nil) {
+			t.Errorf("exact without the observations: %+v", c)
+		}
 	}
 }
