@@ -22,7 +22,7 @@ import (
 const mcpProtocolVersion = "2025-06-18"
 
 // maxMCPAnswer is the most bytes of one MCP answer read (a tools/list
-// page, say).
+// page, say), and of the results of all tools/list pages together.
 const maxMCPAnswer = 16 << 20
 
 // maxToolPages is the most tools/list pages followed.
@@ -101,6 +101,7 @@ func (c *mcpClient) open(ctx context.Context) error {
 func (c *mcpClient) listTools(ctx context.Context) ([]byte, error) {
 	var tools []json.RawMessage
 	cursor := ""
+	total := 0 // bytes of all pages' results, bounded like one answer
 	for range maxToolPages {
 		var params map[string]any
 		if cursor != "" {
@@ -109,6 +110,9 @@ func (c *mcpClient) listTools(ctx context.Context) ([]byte, error) {
 		res, _, err := c.call(ctx, "tools/list", params)
 		if err != nil {
 			return nil, err
+		}
+		if total += len(res); total > maxMCPAnswer {
+			return nil, &MCPError{"tools/list", fmt.Errorf("more than %d bytes of tools in all pages", maxMCPAnswer)}
 		}
 		var page struct {
 			Tools      []json.RawMessage `json:"tools"`
