@@ -163,6 +163,10 @@ func (c *capWriter) Write(p []byte) (int, error) {
 		return 0, c.err
 	case capHijacked:
 		return c.w.Write(p) // net/http answers http.ErrHijacked
+	case capCommitted:
+		if !bodyAllowed(c.code) {
+			return c.w.Write(p) // not body bytes: net/http answers http.ErrBodyNotAllowed
+		}
 	}
 	if c.state == capHolding && c.code == 0 {
 		c.code = http.StatusOK
