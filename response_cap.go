@@ -157,6 +157,14 @@ func (c *capWriter) declared() *limits.Error {
 	return &limits.Error{Stage: limits.StageResponse, Limit: c.limit, Observed: n, Declared: true}
 }
 
+// declaresLength reports whether the header declares a Content-Length
+// that net/http will keep and enforce; a value it refuses (logs and drops)
+// bounds nothing.
+func (c *capWriter) declaresLength() bool {
+	n, err := strconv.ParseInt(c.w.Header().Get("Content-Length"), 10, 64)
+	return err == nil && n >= 0
+}
+
 func (c *capWriter) Write(p []byte) (int, error) {
 	switch c.state {
 	case capRejected, capAborted:
@@ -181,7 +189,7 @@ func (c *capWriter) Write(p []byte) (int, error) {
 	if c.state == capHolding {
 		// A declared length within the cap bounds the body by itself
 		// (net/http refuses writes past it): nothing to hold.
-		if bodyAllowed(c.code) && len(p) <= holdBytes-c.nheld && c.w.Header().Get("Content-Length") == "" {
+		if bodyAllowed(c.code) && len(p) <= holdBytes-c.nheld && !c.declaresLength() {
 			if len(p) == 0 {
 				return 0, nil
 			}

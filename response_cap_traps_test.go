@@ -1,6 +1,8 @@
 package boundhttp_test
 
 import (
+	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -43,6 +45,30 @@ func TestResponseCap204WithBody(t *testing.T) {
 		}
 		if err != nil || resp.StatusCode != code || len(body) != 0 {
 			t.Errorf("%d with a 100-byte write, cap 10: %v, %v, %q; want a clean %d", code, err, resp, body, code)
+		}
+	}
+}
+
+// TestResponseCapInvalidContentLength: a Content-Length net/http refuses
+// (it logs it and drops the header) bounds nothing, so the bytes are held
+// as if there were none: a breach before anything was sent is still a 500
+// problem, not an aborted response.
+func TestResponseCapInvalidContentLength(t *testing.T) {
+	t.Parallel()
+	for _, cl := range []string{"abc", "-1"} {
+		s := trapServer(t, 100, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", cl)
+			w.Write([]byte(strings.Repeat("x", 10)))
+			w.Write([]byte(strings.Repeat("x", 200)))
+		}, &logRecorder{})
+		s.Config.ErrorLog = log.New(io.Discard, "", 0) // "invalid Content-Length"
+		resp, body, err := get(t, s.Client().Transport, s.URL)
+		if err != nil || resp.StatusCode != 500 {
+			t.Errorf("Content-Length %q, 210 bytes over a cap of 100: %v, %v; want a 500 problem", cl, err, resp)
+			continue
+		}
+		if p := problem(t, string(body)); p.Stage != "response" || p.Observed != 210 || p.Declared {
+			t.Errorf("Content-Length %q: problem %+v, want stage response, observed 210, not declared", cl, p)
 		}
 	}
 }
