@@ -246,10 +246,12 @@ func (c *capWriter) release() {
 }
 
 // representationHeaders are the handler's header fields that describe the
-// body it meant to send; a 500 in its place drops them.
+// body it meant to send, or how long it stays fresh; a 500 in its place
+// drops them (as net/http's serveError drops Cache-Control), so that no
+// cache keeps the 500 for the handler's max-age.
 var representationHeaders = []string{"Content-Length", "Content-Encoding", "Content-Range",
 	"Content-Disposition", "Content-Language", "Content-Location", "ETag", "Last-Modified",
-	"Trailer", "Transfer-Encoding"}
+	"Trailer", "Transfer-Encoding", "Cache-Control", "Expires"}
 
 // breach records e and answers it: with Reject if nothing was sent, else by
 // marking the response to abort. It returns e.

@@ -72,3 +72,25 @@ func TestResponseCapInvalidContentLength(t *testing.T) {
 		}
 	}
 }
+
+// TestResponseCap500NotCacheable: the 500 that replaces a response over
+// the cap drops the freshness the handler meant for its own answer
+// (Cache-Control, Expires), as net/http's serveError does, so that a
+// shared cache does not keep the error for the handler's max-age.
+func TestResponseCap500NotCacheable(t *testing.T) {
+	t.Parallel()
+	s := trapServer(t, 10, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		w.Header().Set("Expires", "Thu, 01 Dec 2099 16:00:00 GMT")
+		w.Write([]byte(strings.Repeat("x", 100)))
+	}, &logRecorder{})
+	resp, _, err := get(t, s.Client().Transport, s.URL)
+	if err != nil || resp.StatusCode != 500 {
+		t.Fatalf("%v, %v; want a 500", err, resp)
+	}
+	for _, k := range []string{"Cache-Control", "Expires"} {
+		if v := resp.Header.Get(k); v != "" {
+			t.Errorf("the 500 carries the handler's %s: %q", k, v)
+		}
+	}
+}
