@@ -156,7 +156,8 @@ type MiddlewareConfig struct {
 	// Once something was sent, a write over the cap is not made, and when
 	// the handler returns the response is aborted with [http.ErrAbortHandler]
 	// (HTTP/1.1 loses its last chunk or declared length, HTTP/2 gets
-	// RST_STREAM) and logged, to Logger or slog.Default, so that it cannot
+	// RST_STREAM; a body that ends with the connection, on HTTP/1.0 or
+	// with Transfer-Encoding: identity, ends with a TCP reset) and logged, to Logger or slog.Default, so that it cannot
 	// look complete. Either way the write that passed the cap and every later
 	// one return a [*limits.Error] of stage response (errors.Is
 	// [limits.ErrTooLarge]).

@@ -53,6 +53,9 @@ func (m *middleware) capResponses(next http.Handler) http.Handler {
 			slog.Int64("observed", c.err.Observed), slog.Bool("declared", c.err.Declared),
 			slog.Bool("aborted", aborted), slog.String("method", r.Method), slog.String("route", route(r)))
 		if aborted {
+			if c.closeDelimited && c.reset() {
+				return
+			}
 			panic(http.ErrAbortHandler)
 		}
 	})
@@ -87,6 +90,10 @@ type capWriter struct {
 	nheld   int              // body bytes held in hold
 	written int64            // body bytes accepted from the handler, at most limit
 	err     *limits.Error    // the breach, sticky
+	// closeDelimited reports whether the response sent ends with the
+	// connection (HTTP/1.0, or Transfer-Encoding: identity): no framing
+	// to lose, so an abort must reset the connection.
+	closeDelimited bool
 }
 
 // wrapped returns c as a writer with the optional interfaces of c.w.
@@ -225,6 +232,8 @@ func (c *capWriter) commit() error {
 		return c.breach(e)
 	}
 	c.state = capCommitted
+	c.closeDelimited = c.r.ProtoMajor == 1 && (!c.r.ProtoAtLeast(1, 1) ||
+		strings.EqualFold(strings.TrimSpace(c.w.Header().Get("Transfer-Encoding")), "identity"))
 	if c.code != 0 {
 		c.w.WriteHeader(c.code)
 	}
@@ -358,6 +367,33 @@ func (c *capWriter) hijack() (net.Conn, *bufio.ReadWriter, error) {
 		c.state = capHijacked
 	}
 	return conn, rw, err
+}
+
+// reset ends a close-delimited response with a TCP reset, and reports
+// whether it could: such a body ends where the connection does, so the
+// clean close of http.ErrAbortHandler would make a truncated body look
+// whole. The connection is hijacked (net/http sends what was written
+// first) and closed with SO_LINGER 0, below any TLS layer so that no
+// close_notify marks a clean end. A connection that is not TCP is closed
+// as it is.
+func (c *capWriter) reset() bool {
+	hj, ok := c.w.(http.Hijacker)
+	if !ok {
+		return false
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return false
+	}
+	c.state = capHijacked
+	if nc, ok := conn.(interface{ NetConn() net.Conn }); ok {
+		conn = nc.NetConn()
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	conn.Close()
+	return true
 }
 
 // The variants of capWriter with the optional interfaces of the writer it

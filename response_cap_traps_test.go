@@ -4,6 +4,7 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -91,6 +92,43 @@ func TestResponseCap500NotCacheable(t *testing.T) {
 	for _, k := range []string{"Cache-Control", "Expires"} {
 		if v := resp.Header.Get(k); v != "" {
 			t.Errorf("the 500 carries the handler's %s: %q", k, v)
+		}
+	}
+}
+
+// TestResponseCapCloseDelimitedAbort: a response whose end is the
+// connection's close has no framing to lose: an HTTP/1.0 request (no
+// chunking; nginx proxies with HTTP/1.0 by default) or a handler's
+// Transfer-Encoding: identity. Aborting it with a clean close would make
+// the truncated body look whole, so the client must see an error.
+func TestResponseCapCloseDelimitedAbort(t *testing.T) {
+	t.Parallel()
+	const limit = 10000
+	s := trapServer(t, limit, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("identity") {
+			w.Header().Set("Transfer-Encoding", "identity")
+		}
+		w.Write(text(5000))
+		w.(http.Flusher).Flush()
+		w.Write(text(limit + 1)[5000:])
+	}, &logRecorder{})
+
+	// HTTP/1.0, by hand: the Go client speaks HTTP/1.1 only.
+	conn, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "GET / HTTP/1.0\r\nHost: x\r\n\r\n")
+	got, err := io.ReadAll(conn)
+	if err == nil {
+		t.Errorf("HTTP/1.0: %d bytes and a clean close; want an error", len(got))
+	}
+
+	for _, tr := range []http.RoundTripper{s.Client().Transport, &boundhttp.Transport{Base: s.Client().Transport}} {
+		resp, body, err := get(t, tr, s.URL+"?identity")
+		if err == nil {
+			t.Errorf("%T, Transfer-Encoding identity: %v, %d bytes and a clean end; want an error", tr, resp.Status, len(body))
 		}
 	}
 }
