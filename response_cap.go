@@ -33,6 +33,13 @@ var holdPool = sync.Pool{New: func() any { return new([holdBytes]byte) }}
 func (m *middleware) capResponses(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &capWriter{w: w, limit: m.cfg.MaxResponseBytes, reject: m.cfg.Reject, r: r}
+		// Logged on the way out, also when the handler panics after a
+		// breach (its panic then ends the response).
+		defer func() {
+			if c.err != nil {
+				m.logResponseBreach(r, c)
+			}
+		}()
 		next.ServeHTTP(c.wrapped(), r)
 		// The handler has returned: this is the serving goroutine, where a
 		// panic with http.ErrAbortHandler is recovered by the server (in a
@@ -40,25 +47,25 @@ func (m *middleware) capResponses(next http.Handler) http.Handler {
 		if c.state == capHolding {
 			c.commit()
 		}
-		if c.err == nil {
-			return
-		}
-		log := m.cfg.Logger
-		if log == nil {
-			log = slog.Default()
-		}
-		aborted := c.state == capAborted
-		log.LogAttrs(r.Context(), slog.LevelError, "boundhttp: response over the cap",
-			slog.String("stage", string(c.err.Stage)), slog.Int64("limit", c.err.Limit),
-			slog.Int64("observed", c.err.Observed), slog.Bool("declared", c.err.Declared),
-			slog.Bool("aborted", aborted), slog.String("method", r.Method), slog.String("route", route(r)))
-		if aborted {
+		if c.state == capAborted {
 			if c.closeDelimited && c.reset() {
 				return
 			}
 			panic(http.ErrAbortHandler)
 		}
 	})
+}
+
+// logResponseBreach logs c's breach, to Logger or slog.Default.
+func (m *middleware) logResponseBreach(r *http.Request, c *capWriter) {
+	log := m.cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	log.LogAttrs(r.Context(), slog.LevelError, "boundhttp: response over the cap",
+		slog.String("stage", string(c.err.Stage)), slog.Int64("limit", c.err.Limit),
+		slog.Int64("observed", c.err.Observed), slog.Bool("declared", c.err.Declared),
+		slog.Bool("aborted", c.state == capAborted), slog.String("method", r.Method), slog.String("route", route(r)))
 }
 
 // The states of a capWriter.
@@ -385,7 +392,6 @@ func (c *capWriter) reset() bool {
 	if err != nil {
 		return false
 	}
-	c.state = capHijacked
 	if nc, ok := conn.(interface{ NetConn() net.Conn }); ok {
 		conn = nc.NetConn()
 	}

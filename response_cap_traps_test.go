@@ -1,6 +1,7 @@
 package boundhttp_test
 
 import (
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -129,6 +130,45 @@ func TestResponseCapCloseDelimitedAbort(t *testing.T) {
 		resp, body, err := get(t, tr, s.URL+"?identity")
 		if err == nil {
 			t.Errorf("%T, Transfer-Encoding identity: %v, %d bytes and a clean end; want an error", tr, resp.Status, len(body))
+		}
+	}
+}
+
+// TestResponseCapPanicAfterBreachLogged: a handler that panics after its
+// write passed the cap (with http.ErrAbortHandler or any other value)
+// still gets the breach logged; the panic itself aborts the response.
+func TestResponseCapPanicAfterBreachLogged(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{http.ErrAbortHandler, "handler gave up"} {
+		for _, flush := range []bool{false, true} {
+			rec := &logRecorder{}
+			s := trapServer(t, 10, func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte("12345"))
+				if flush {
+					w.(http.Flusher).Flush()
+				}
+				w.Write([]byte("123456"))
+				panic(v)
+			}, rec)
+			s.Config.ErrorLog = log.New(io.Discard, "", 0) // the panic's trace
+			if _, _, err := get(t, s.Client().Transport, s.URL); err == nil {
+				t.Errorf("panic %v, flushed %v: a clean response, want an error", v, flush)
+			}
+			s.Close() // the handler has returned
+			rec.mu.Lock()
+			var aborted []string
+			for _, r := range rec.recs {
+				r.Attrs(func(a slog.Attr) bool {
+					if a.Key == "aborted" {
+						aborted = append(aborted, a.Value.String())
+					}
+					return true
+				})
+			}
+			rec.mu.Unlock()
+			if want := fmt.Sprint(flush); len(aborted) != 1 || aborted[0] != want {
+				t.Errorf("panic %v, flushed %v: breach records with aborted=%v, want one with %s", v, flush, aborted, want)
+			}
 		}
 	}
 }
