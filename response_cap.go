@@ -65,7 +65,7 @@ func (m *middleware) logResponseBreach(r *http.Request, c *capWriter) {
 	log.LogAttrs(r.Context(), slog.LevelError, "boundhttp: response over the cap",
 		slog.String("stage", string(c.err.Stage)), slog.Int64("limit", c.err.Limit),
 		slog.Int64("observed", c.err.Observed), slog.Bool("declared", c.err.Declared),
-		slog.Bool("aborted", c.state == capAborted), slog.String("method", r.Method), slog.String("route", route(r)))
+		slog.Bool("aborted", c.state == capAborted), slog.String("method", limits.Echo(r.Method)), slog.String("route", route(r)))
 }
 
 // The states of a capWriter.

@@ -2,6 +2,7 @@ package boundhttp_test
 
 import (
 	"fmt"
+	"github.com/boundhttp/boundhttp/limits"
 	"io"
 	"log"
 	"log/slog"
@@ -170,5 +171,40 @@ func TestResponseCapPanicAfterBreachLogged(t *testing.T) {
 				t.Errorf("panic %v, flushed %v: breach records with aborted=%v, want one with %s", v, flush, aborted, want)
 			}
 		}
+	}
+}
+
+// TestResponseCapLogEchoesMethodBounded: the method in the breach's log
+// record is the client's choice (any token, up to the header limit): it is
+// logged in its bounded form, as the request side logs it.
+func TestResponseCapLogEchoesMethodBounded(t *testing.T) {
+	t.Parallel()
+	rec := &logRecorder{}
+	s := trapServer(t, 10, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(strings.Repeat("x", 100)))
+	}, rec)
+	method := strings.Repeat("M", 10000)
+	req, err := http.NewRequest(method, s.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	s.Close()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, r := range rec.recs {
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "method" && a.Value.String() != limits.Echo(method) {
+				t.Errorf("the log record's method is %d bytes, want %q", len(a.Value.String()), limits.Echo(method))
+			}
+			return true
+		})
+	}
+	if len(rec.recs) != 1 {
+		t.Errorf("%d records, want 1", len(rec.recs))
 	}
 }
