@@ -339,14 +339,17 @@ func (c *capWriter) ReadFrom(src io.Reader) (int64, error) {
 type writerOnly struct{ io.Writer }
 
 // FlushError sends what is held and flushes the underlying writer; it
-// reports http.ErrNotSupported if that cannot flush, and the breach after
-// one. [http.ResponseController] calls it before unwrapping, so a flush
+// reports http.ErrNotSupported, and sends nothing, if that cannot flush,
+// and the breach after one. [http.ResponseController] calls it before unwrapping, so a flush
 // always goes through the cap.
 func (c *capWriter) FlushError() error {
 	switch c.state {
 	case capRejected, capAborted:
 		return c.err
 	case capHolding:
+		if !canFlush(c.w) {
+			return http.ErrNotSupported // nothing sent: keep holding
+		}
 		if c.code == 0 {
 			c.code = http.StatusOK
 		}
@@ -355,6 +358,22 @@ func (c *capWriter) FlushError() error {
 		}
 	}
 	return http.NewResponseController(c.w).Flush()
+}
+
+// canFlush reports whether [http.ResponseController] can flush w: w or a
+// writer it unwraps to (at most 100 deep) has FlushError or Flush.
+func canFlush(w http.ResponseWriter) bool {
+	for range 100 {
+		switch u := w.(type) {
+		case interface{ FlushError() error }, http.Flusher:
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = u.Unwrap()
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // Unwrap returns the underlying writer, for [http.ResponseController].

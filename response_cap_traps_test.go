@@ -1,6 +1,7 @@
 package boundhttp_test
 
 import (
+	"errors"
 	"fmt"
 	"github.com/boundhttp/boundhttp/limits"
 	"io"
@@ -206,5 +207,40 @@ func TestResponseCapLogEchoesMethodBounded(t *testing.T) {
 	}
 	if len(rec.recs) != 1 {
 		t.Errorf("%d records, want 1", len(rec.recs))
+	}
+}
+
+// noFlush is a ResponseWriter that cannot flush (no Flush, FlushError or
+// Unwrap): a wrapper some middleware outside might put in.
+type noFlush struct{ w http.ResponseWriter }
+
+func (n noFlush) Header() http.Header         { return n.w.Header() }
+func (n noFlush) Write(p []byte) (int, error) { return n.w.Write(p) }
+func (n noFlush) WriteHeader(code int)        { n.w.WriteHeader(code) }
+
+// TestResponseCapUnsupportedFlushSendsNothing: a flush through
+// http.ResponseController on a writer that cannot flush reports
+// http.ErrNotSupported and sends nothing, so a breach after it is still a
+// 500 problem, not an aborted response.
+func TestResponseCapUnsupportedFlushSendsNothing(t *testing.T) {
+	t.Parallel()
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{MaxResponseBytes: 100, Logger: slog.New(&logRecorder{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ferr := make(chan error, 1)
+	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("0123456789"))
+		ferr <- http.NewResponseController(w).Flush()
+		w.Write(text(100))
+	}))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(noFlush{w}, r) }))
+	defer s.Close()
+	resp, body, err := get(t, s.Client().Transport, s.URL)
+	if got := <-ferr; !errors.Is(got, http.ErrNotSupported) {
+		t.Errorf("Flush on a writer that cannot flush: %v, want http.ErrNotSupported", got)
+	}
+	if err != nil || resp.StatusCode != 500 || problem(t, string(body)).Observed != 110 {
+		t.Errorf("110 bytes over a cap of 100 after an unsupported flush: %v, %v, %q; want a 500 problem, observed 110", err, resp, body)
 	}
 }
