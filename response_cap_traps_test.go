@@ -1,17 +1,21 @@
 package boundhttp_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"github.com/boundhttp/boundhttp/limits"
 	"io"
 	"log"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boundhttp/boundhttp"
 )
@@ -242,5 +246,74 @@ func TestResponseCapUnsupportedFlushSendsNothing(t *testing.T) {
 	}
 	if err != nil || resp.StatusCode != 500 || problem(t, string(body)).Observed != 110 {
 		t.Errorf("110 bytes over a cap of 100 after an unsupported flush: %v, %v, %q; want a 500 problem, observed 110", err, resp, body)
+	}
+}
+
+// TestResponseCapPathsThatHold walks paths no other test walks: HEAD
+// (net/http discards the body, the cap still counts it, so HEAD answers
+// what GET would), a cap of math.MaxInt64, io.WriteString, a 103 Early
+// Hints before a breach, and ResponseController's deadline and full
+// duplex calls through the cap.
+func TestResponseCapPathsThatHold(t *testing.T) {
+	t.Parallel()
+	h := func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		n, _ := strconv.Atoi(q.Get("n"))
+		if q.Has("hints") {
+			w.Header().Set("Link", "</style.css>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+		}
+		if q.Has("rc") {
+			rc := http.NewResponseController(w)
+			if err := rc.SetWriteDeadline(time.Now().Add(time.Minute)); err != nil {
+				panic(err)
+			}
+			if err := rc.EnableFullDuplex(); err != nil {
+				panic(err)
+			}
+		}
+		if q.Has("readfrom") {
+			w.(io.ReaderFrom).ReadFrom(struct{ io.Reader }{bytes.NewReader(text(n))})
+			return
+		}
+		io.WriteString(w, string(text(n)))
+	}
+	small := trapServer(t, 100, h, &logRecorder{})
+	huge := trapServer(t, math.MaxInt64, h, &logRecorder{})
+	for _, tt := range []struct {
+		s      *httptest.Server
+		method string
+		query  string
+		status int
+	}{
+		{small, "HEAD", "n=100", 200},
+		{small, "HEAD", "n=101", 500},
+		{small, "GET", "n=100", 200},
+		{small, "GET", "n=101", 500},
+		{small, "GET", "n=101&hints", 500},
+		{small, "GET", "n=100&rc", 200},
+		{small, "GET", "n=101&rc", 500},
+		{huge, "GET", "n=10000", 200},
+		{huge, "GET", "n=10000&readfrom", 200},
+	} {
+		req, _ := http.NewRequest(tt.method, tt.s.URL+"?"+tt.query, nil)
+		resp, err := tt.s.Client().Do(req)
+		if err != nil {
+			t.Errorf("%s ?%s: %v", tt.method, tt.query, err)
+			continue
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		n, _ := strconv.Atoi(strings.Split(strings.TrimPrefix(tt.query, "n="), "&")[0])
+		switch {
+		case err != nil || resp.StatusCode != tt.status:
+			t.Errorf("%s ?%s: %v, %d; want %d", tt.method, tt.query, err, resp.StatusCode, tt.status)
+		case tt.method == "HEAD" && len(body) > 0:
+			t.Errorf("HEAD ?%s: %d body bytes", tt.query, len(body))
+		case tt.method == "GET" && tt.status == 200 && !bytes.Equal(body, text(n)):
+			t.Errorf("GET ?%s: %d bytes, want the %d written", tt.query, len(body), n)
+		case tt.method == "GET" && tt.status == 500 && problem(t, string(body)).Stage != "response":
+			t.Errorf("GET ?%s: %q, want a problem of stage response", tt.query, body)
+		}
 	}
 }
