@@ -12,7 +12,8 @@
 // saves a tool result to a file) is written to a new file under that
 // directory (mode 0600, byte for byte) and the printed Result carries no
 // body but a "spilled" member with the file's absolute path and size. The
-// oldest spilled files (fetch-*) are removed first so that they total at
+// oldest spilled files (fetch-<digits>.txt or .bin, the names fetch gives
+// them; other files are left alone) are removed first so that they total at
 // most -spill-max-bytes (default 256 MiB, as mcpbound's ClientLimits).
 // Without -spill-dir nothing is spilled. If the file cannot be written the
 // body is withheld all the same, "spill_error" says why and the exit status

@@ -17,8 +17,25 @@ const defaultSpillMaxBytes = 256 << 20
 // are ever removed to make room.
 const spillPrefix = "fetch-"
 
+// isSpillName reports whether name is one os.CreateTemp gives a spilled
+// file: spillPrefix, decimal digits, then .txt or .bin. A user's file that
+// merely begins with spillPrefix is not fetch's to remove.
+func isSpillName(name string) bool {
+	rest, ok := strings.CutPrefix(name, spillPrefix)
+	if !ok {
+		return false
+	}
+	digits, ok := strings.CutSuffix(rest, ".txt")
+	if !ok {
+		if digits, ok = strings.CutSuffix(rest, ".bin"); !ok {
+			return false
+		}
+	}
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
+}
+
 // makeRoom removes the oldest spilled files in dir (regular files named
-// fetch-*) until size more bytes fit in maxBytes of them. A body larger
+// as fetch names them, fetch-<digits>.txt or .bin) until size more bytes fit in maxBytes of them. A body larger
 // than maxBytes is an error. Other files are neither counted nor touched. Runs
 // of fetch at the same moment may each find room and together pass maxBytes
 // until the next run; the bound is best effort across processes.
@@ -38,7 +55,7 @@ func makeRoom(dir string, size, maxBytes int64) error {
 	var files []file
 	var sum int64
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), spillPrefix) {
+		if !e.Type().IsRegular() || !isSpillName(e.Name()) {
 			continue
 		}
 		info, err := e.Info()

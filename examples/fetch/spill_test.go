@@ -153,15 +153,15 @@ func TestSpillFailures(t *testing.T) {
 func TestSpillFolderBound(t *testing.T) {
 	t.Parallel()
 	s := spillServer(t)
-	// 120 bytes of spilled files (a, b, c, oldest first) and a 22-byte body:
-	// within 102 bytes only a must go (80+22), within 101 b must go too.
+	// 120 bytes of spilled files (1, 2, 3, oldest first) and a 22-byte body:
+	// within 102 bytes only 1 must go (80+22), within 101 2 must go too.
 	for _, tt := range []struct {
 		max  string
 		kept []string
-	}{{"102", []string{"fetch-b.txt", "fetch-c.txt"}}, {"101", []string{"fetch-c.txt"}}} {
+	}{{"102", []string{"fetch-2.txt", "fetch-3.txt"}}, {"101", []string{"fetch-3.txt"}}} {
 		dir := t.TempDir()
 		old := time.Now().Add(-time.Hour)
-		for i, name := range []string{"fetch-a.txt", "fetch-b.txt", "fetch-c.txt", "keep.txt"} {
+		for i, name := range []string{"fetch-1.txt", "fetch-2.txt", "fetch-3.txt", "keep.txt"} {
 			p := filepath.Join(dir, name)
 			if err := os.WriteFile(p, bytes.Repeat([]byte("o"), 40), 0o600); err != nil {
 				t.Fatal(err)
@@ -200,5 +200,52 @@ func TestSpillFolderBound(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"-spill-max-bytes", "-1", "-spill-dir", dir, s.URL + "/text/1"}, &stdout, &stderr); code != exitUsage {
 		t.Errorf("-spill-max-bytes -1: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestSpillCleanupOnlyItsOwnFiles: making room removes only files fetch
+// itself created (fetch-<digits>.txt or .bin, as os.CreateTemp names
+// them), never a user's file that merely begins with "fetch-" (the spill
+// folder may be a shared one, ~/Downloads say), nor a symbolic link or
+// what it points to.
+func TestSpillCleanupOnlyItsOwnFiles(t *testing.T) {
+	t.Parallel()
+	s := spillServer(t)
+	dir, other := t.TempDir(), t.TempDir()
+	target := filepath.Join(other, "target")
+	if err := os.WriteFile(target, bytes.Repeat([]byte("t"), 40), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, "fetch-7.txt")); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	for i, name := range []string{"fetch-notes.txt", "fetch-backup.bin", "fetch-123.txt"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, bytes.Repeat([]byte("o"), 40), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mod := old.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(p, mod, mod)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-spill-chars", "10", "-spill-max-bytes", "30", "-spill-dir", dir, s.URL + "/text/11"}, &stdout, &stderr)
+	var out output
+	json.Unmarshal(stdout.Bytes(), &out)
+	if code != exitComplete || out.Spilled == nil {
+		t.Fatalf("exit %d, %s; want a spilled body", code, stdout.String())
+	}
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{filepath.Base(out.Spilled.Path), "fetch-7.txt", "fetch-backup.bin", "fetch-notes.txt"}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("spill folder holds %v, want %v (only fetch-123.txt removed)", names, want)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("the symbolic link's target: %v", err)
 	}
 }
