@@ -317,3 +317,25 @@ func TestResponseCapPathsThatHold(t *testing.T) {
 		}
 	}
 }
+
+// TestResponseCapHoldBoundary: 4096 held bytes are still unsent (a breach
+// after them is a 500), 4097 are sent (a breach after them aborts), with
+// the cap below, at and above the held bytes, on real connections.
+func TestResponseCapHoldBoundary(t *testing.T) {
+	t.Parallel()
+	tests := []capCase{
+		{"cap 4095, 4096 bytes", 4095, writePlan{n: 4096}, 500, 4096, false},
+		{"cap 4096, 4096 bytes", 4096, writePlan{n: 4096}, 200, 0, false},
+		{"cap 4096, 4097 bytes", 4096, writePlan{n: 4097}, 500, 4097, false},
+		{"cap 4096, 4097 bytes in 4096+1", 4096, writePlan{n: 4097, piece: 4096}, 500, 4097, false},
+		{"cap 5000, 4096 held, then over", 5000, writePlan{n: 5001, piece: 4096}, 500, 5001, false},
+		{"cap 5000, 4095 held, then over", 5000, writePlan{n: 5001, piece: 4095}, 500, 5001, false},
+		{"cap 5000, 4097 sent, then over", 5000, writePlan{n: 5001, piece: 4097}, aborted, 0, false},
+		{"cap 5000, 4097 sent, then the cap", 5000, writePlan{n: 5000, piece: 4097}, 200, 0, false},
+	}
+	for _, h2 := range []bool{false, true} {
+		for _, tt := range tests {
+			checkCapped(t, h2, tt)
+		}
+	}
+}
