@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,6 +98,9 @@ type capWriter struct {
 	nheld   int              // body bytes held in hold
 	written int64            // body bytes accepted from the handler, at most limit
 	err     *limits.Error    // the breach, sticky
+	// trailers holds, from when the status was set, the values (nil if
+	// none) of the trailers the header declared then; nil if none.
+	trailers http.Header
 	// closeDelimited reports whether the response sent ends with the
 	// connection (HTTP/1.0, or Transfer-Encoding: identity): no framing
 	// to lose, so an abort must reset the connection.
@@ -145,13 +149,56 @@ func (c *capWriter) WriteHeader(code int) {
 	if c.code != 0 {
 		return // superfluous
 	}
-	c.code = code
+	c.setCode(code)
 	if !bodyAllowed(code) {
 		c.commit()
 		return
 	}
 	if e := c.declared(); e != nil {
 		c.breach(e)
+	}
+}
+
+// setCode holds code as the status, and what the declared trailers hold
+// at this moment: net/http takes its copy of the header here, so a
+// trailer's value set after it (as net/http documents) is a trailer only.
+func (c *capWriter) setCode(code int) {
+	c.code = code
+	h := c.w.Header()
+	for _, v := range h["Trailer"] {
+		for _, k := range strings.Split(v, ",") {
+			if k = http.CanonicalHeaderKey(strings.TrimSpace(k)); k != "" {
+				if c.trailers == nil {
+					c.trailers = http.Header{}
+				}
+				c.trailers[k] = slices.Clone(h[k])
+			}
+		}
+	}
+}
+
+// writeHeader calls WriteHeader on the underlying writer with the header as
+// it was when the status was set, as far as the declared trailers go, and
+// puts back their values set since.
+func (c *capWriter) writeHeader() {
+	h := c.w.Header()
+	var later http.Header
+	for k, then := range c.trailers {
+		if now, ok := h[k]; ok && !slices.Equal(now, then) {
+			if later == nil {
+				later = http.Header{}
+			}
+			later[k] = now
+			if then == nil {
+				delete(h, k)
+			} else {
+				h[k] = then
+			}
+		}
+	}
+	c.w.WriteHeader(c.code)
+	for k, v := range later {
+		h[k] = v
 	}
 }
 
@@ -191,7 +238,7 @@ func (c *capWriter) Write(p []byte) (int, error) {
 		}
 	}
 	if c.state == capHolding && c.code == 0 {
-		c.code = http.StatusOK
+		c.setCode(http.StatusOK)
 		if e := c.declared(); e != nil {
 			return 0, c.breach(e)
 		}
@@ -242,7 +289,7 @@ func (c *capWriter) commit() error {
 	c.closeDelimited = c.r.ProtoMajor == 1 && (!c.r.ProtoAtLeast(1, 1) ||
 		strings.EqualFold(strings.TrimSpace(c.w.Header().Get("Transfer-Encoding")), "identity"))
 	if c.code != 0 {
-		c.w.WriteHeader(c.code)
+		c.writeHeader()
 	}
 	if c.nheld == 0 {
 		c.release()

@@ -339,3 +339,37 @@ func TestResponseCapHoldBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestResponseCapTrailerValuesStayTrailers: the values of declared
+// trailers, set after the body as net/http documents, are sent as
+// trailers only, as without the cap; holding the status must not move
+// them into the header.
+func TestResponseCapTrailerValuesStayTrailers(t *testing.T) {
+	t.Parallel()
+	for _, explicit := range []bool{false, true} {
+		for _, h2 := range []bool{false, true} {
+			mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{MaxResponseBytes: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := httptest.NewUnstartedServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Trailer", "X-Sum")
+				if explicit {
+					w.WriteHeader(http.StatusOK)
+				}
+				io.WriteString(w, "hello")
+				w.Header().Set("X-Sum", "abc")
+			})))
+			s.EnableHTTP2 = h2
+			s.StartTLS()
+			resp, body, err := get(t, s.Client().Transport, s.URL)
+			s.Close()
+			if err != nil || string(body) != "hello" {
+				t.Fatalf("%v, %q", err, body)
+			}
+			if got, tr := resp.Header.Get("X-Sum"), resp.Trailer.Get("X-Sum"); got != "" || tr != "abc" {
+				t.Errorf("%s, WriteHeader %v: X-Sum in the header %q, in the trailer %q; want only the trailer's abc", resp.Proto, explicit, got, tr)
+			}
+		}
+	}
+}
