@@ -373,3 +373,27 @@ func TestResponseCapTrailerValuesStayTrailers(t *testing.T) {
 		}
 	}
 }
+
+// TestResponseCapRejectNotCharged: a Reject that writes more than the cap
+// (a verbose error page) is the middleware's answer, not the handler's:
+// it goes out whole, uncharged and unaborted.
+func TestResponseCapRejectNotCharged(t *testing.T) {
+	t.Parallel()
+	page := strings.Repeat("p", 10000)
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{MaxResponseBytes: 10, Logger: slog.New(&logRecorder{}),
+		Reject: func(w http.ResponseWriter, r *http.Request, e *limits.Error) {
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, page)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(text(11))
+	})))
+	defer s.Close()
+	resp, body, err := get(t, s.Client().Transport, s.URL)
+	if err != nil || resp.StatusCode != 500 || string(body) != page {
+		t.Errorf("a Reject writing %d bytes over a cap of 10: %v, %v, %d bytes; want 500 and the whole page", len(page), err, resp, len(body))
+	}
+}
