@@ -408,9 +408,9 @@ func (c *capWriter) FlushError() error {
 }
 
 // canFlush reports whether [http.ResponseController] can flush w: w or a
-// writer it unwraps to (at most 100 deep) has FlushError or Flush.
+// writer it unwraps to (at most maxUnwrap deep) has FlushError or Flush.
 func canFlush(w http.ResponseWriter) bool {
-	for range 100 {
+	for range maxUnwrap {
 		switch u := w.(type) {
 		case interface{ FlushError() error }, http.Flusher:
 			return true
