@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,5 +248,70 @@ func TestSpillCleanupOnlyItsOwnFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(target); err != nil {
 		t.Errorf("the symbolic link's target: %v", err)
+	}
+}
+
+// TestSpillDirKinds: a spill folder given as a symbolic link to a folder
+// works through the link; one that is a regular file withholds the body
+// with a spill_error; concurrent runs into one folder each get their own
+// whole file.
+func TestSpillDirKinds(t *testing.T) {
+	t.Parallel()
+	s := spillServer(t)
+	spillTo := func(dir string) (int, output) {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"-spill-chars", "10", "-spill-dir", dir, s.URL + "/text/11"}, &stdout, &stderr)
+		var out output
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+			t.Errorf("output: %v\n%s", err, stdout.String())
+		}
+		return code, out
+	}
+	want, _ := spillBody("text", 11)
+
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := spillTo(link); code != exitComplete || out.Spilled == nil {
+		t.Errorf("symlinked folder: exit %d, %+v; want a spilled body", code, out)
+	} else if got, err := os.ReadFile(filepath.Join(real, filepath.Base(out.Spilled.Path))); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("symlinked folder: the file in the folder linked to holds %q (%v)", got, err)
+	}
+
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := spillTo(file); code != exitFailed || out.SpillError == "" || out.Body != "" || out.Spilled != nil {
+		t.Errorf("folder is a file: exit %d, %+v; want exit %d, a spill_error, no body", code, out, exitFailed)
+	}
+	if got, _ := os.ReadFile(file); string(got) != "mine" {
+		t.Errorf("the file given as folder now holds %q", got)
+	}
+
+	dir := t.TempDir()
+	paths := make(chan string, 8)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if _, out := spillTo(dir); out.Spilled != nil {
+				paths <- out.Spilled.Path
+			}
+		})
+	}
+	wg.Wait()
+	close(paths)
+	seen := map[string]bool{}
+	for p := range paths {
+		got, err := os.ReadFile(p)
+		if seen[p] || err != nil || !bytes.Equal(got, want) {
+			t.Errorf("concurrent runs: %s repeated %v, holds %q (%v)", p, seen[p], got, err)
+		}
+		seen[p] = true
+	}
+	if len(seen) != 8 {
+		t.Errorf("8 concurrent runs spilled %d files", len(seen))
 	}
 }
