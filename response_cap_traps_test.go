@@ -2,6 +2,7 @@ package boundhttp_test
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"github.com/boundhttp/boundhttp/limits"
@@ -130,6 +131,20 @@ func TestResponseCapCloseDelimitedAbort(t *testing.T) {
 	got, err := io.ReadAll(conn)
 	if err == nil {
 		t.Errorf("HTTP/1.0: %d bytes and a clean close; want an error", len(got))
+	}
+
+	// HTTP/1.0 over TLS: no close_notify may mark a clean end.
+	ts := httptest.NewUnstartedServer(s.Config.Handler)
+	ts.StartTLS()
+	defer ts.Close()
+	tconn, err := tls.Dial("tcp", ts.Listener.Addr().String(), &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tconn.Close()
+	io.WriteString(tconn, "GET / HTTP/1.0\r\nHost: x\r\n\r\n")
+	if got, err := io.ReadAll(tconn); err == nil {
+		t.Errorf("HTTP/1.0 over TLS: %d bytes and a clean close; want an error", len(got))
 	}
 
 	for _, tr := range []http.RoundTripper{s.Client().Transport, &boundhttp.Transport{Base: s.Client().Transport}} {
