@@ -82,9 +82,11 @@ const (
 // body bytes against limit and holds the status and the first holdBytes of
 // body until the handler flushes or writes more, so that a breach within
 // them can still be answered 500. Header changes made between WriteHeader
-// and the first write that is sent therefore still take effect. A response
-// that declares a Content-Length within the cap is not held: net/http
-// refuses bytes past it, so the cap cannot be passed.
+// and the first write that is sent therefore still take effect, except the
+// values of declared trailers, which stay trailers. A response that
+// declares a Content-Length within the cap is not held: net/http refuses
+// bytes past it on Write (not on ReadFrom's sendfile path, which the cap
+// still counts), so the cap cannot be passed.
 //
 // Not safe for concurrent use, like the writer it wraps.
 type capWriter struct {
