@@ -301,7 +301,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		deadline = rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
 	}
 	if m.cfg.Streaming {
-		sb := &serverBody{ctx: r.Context(), r: d, d: d, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
+		sb := &serverBody{ctx: r.Context(), r: d, d: d, src: r.Body, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
 		m.serveStreaming(next, w, r, r2, sb, checkJSON, len(codings) > 0)
 		return
 	}

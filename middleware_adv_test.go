@@ -1,10 +1,13 @@
 package boundhttp_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -52,5 +55,76 @@ func TestStreamingReadDeadlineOutlivesBody(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || string(answer) != "context: <nil>" {
 		t.Errorf("handler done reading, working past Timeout: %d %q, want 200 %q", resp.StatusCode, answer, "context: <nil>")
+	}
+}
+
+// TestStreamingCloseDuringBlockedRead: a handler that closes its body from
+// another goroutine (a watchdog on the request's context, say) while its
+// own Read waits for the client must not have the body's pooled decoder
+// state handed back under that Read: the Read resumes when the client's
+// bytes arrive, and must not run on a decoder and buffer already returned
+// to their pools (here it would panic on the reset buffer; under load
+// another request would be decoding with them).
+func TestStreamingCloseDuringBlockedRead(t *testing.T) {
+	t.Parallel()
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closing := make(chan struct{})
+	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first := make(chan struct{})
+		closed := make(chan error, 1)
+		go func() {
+			<-first
+			time.Sleep(100 * time.Millisecond) // the handler's next Read waits for the client
+			close(closing)
+			closed <- r.Body.Close()
+		}()
+		buf := make([]byte, 512)
+		_, err := r.Body.Read(buf)
+		close(first)
+		for range 100000 {
+			if err != nil {
+				break
+			}
+			_, err = r.Body.Read(buf)
+		}
+		select {
+		case cerr := <-closed:
+			fmt.Fprintf(w, "read: %v; close: %v", err != nil, cerr)
+		case <-time.After(5 * time.Second):
+			fmt.Fprintf(w, "read: %v; Close did not return", err != nil)
+		}
+	})))
+	t.Cleanup(s.Close)
+	raw := make([]byte, 200000)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range raw {
+		raw[i] = byte('a' + rng.IntN(26)) // compressible a little: the decoder needs many reads
+	}
+	data := encode("gzip", raw)
+	conn, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n", len(data))
+	conn.Write(data[:len(data)/2])
+	select {
+	case <-closing:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler never closed its body")
+	}
+	time.Sleep(100 * time.Millisecond) // Close is under way
+	go conn.Write(data[len(data)/2:])  // may fail once the server closes
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("body closed during a blocked Read: no answer (%v); want the handler's", err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(answer) != "read: true; close: <nil>" {
+		t.Errorf("body closed during a blocked Read: %d %q, want 200 %q", resp.StatusCode, answer, "read: true; close: <nil>")
 	}
 }

@@ -15,6 +15,8 @@ type serverBody struct {
 	ctx      context.Context // the request's
 	r        io.Reader       // d, or d behind a JSON shape check
 	d        *decoding.Reader
+	src      io.Closer // the request's own body, which d reads
+	guard    readGuard // Close from another goroutine during a Read
 	cell     *usageCell
 	timeout  time.Duration
 	deadline bool // a read deadline was set on the connection
@@ -23,7 +25,20 @@ type serverBody struct {
 	rerr     error         // the sticky error handed to the handler
 }
 
+// Read reads decoded bytes. It may run while Close is called from another
+// goroutine; a Read after Close returns [http.ErrBodyReadAfterClose].
 func (s *serverBody) Read(p []byte) (int, error) {
+	if !s.guard.enter() {
+		return 0, http.ErrBodyReadAfterClose
+	}
+	n, err := s.read(p)
+	if s.guard.leave() {
+		s.d.Close() // Close came during this Read: release now
+	}
+	return n, err
+}
+
+func (s *serverBody) read(p []byte) (int, error) {
 	if s.rerr != nil {
 		return 0, s.rerr
 	}
@@ -47,7 +62,21 @@ func (s *serverBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (s *serverBody) Close() error { return s.d.Close() }
+// Close closes the request's body first, which ends a Read blocked in it
+// where the server allows (HTTP/2; net/http's HTTP/1 body waits for the
+// Read to return), and returns the decoders to their pools only when no
+// Read can touch them.
+func (s *serverBody) Close() error {
+	first, release := s.guard.close()
+	if !first {
+		return nil
+	}
+	err := s.src.Close()
+	if release {
+		s.d.Close()
+	}
+	return err
+}
 
 // RequestBodyError is the error a handler reads from a request body the
 // middleware rejected in streaming mode. errors.As finds the
