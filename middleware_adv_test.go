@@ -128,3 +128,50 @@ func TestStreamingCloseDuringBlockedRead(t *testing.T) {
 		t.Errorf("body closed during a blocked Read: %d %q, want 200 %q", resp.StatusCode, answer, "read: true; close: <nil>")
 	}
 }
+
+// blockingWriter blocks its first Write until released.
+type blockingWriter struct {
+	entered, release chan struct{}
+	n                int
+}
+
+func (b *blockingWriter) Write(p []byte) (int, error) {
+	if b.n == 0 {
+		close(b.entered)
+		select {
+		case <-b.release:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	b.n += len(p)
+	return len(p), nil
+}
+
+// TestWholeBodyCloseDuringWriteTo: in whole-body mode the handler's body is
+// pooled chunks. Closing it from another goroutine while io.Copy (the
+// body's WriteTo) is inside a Write must not hand the chunks back to their
+// pool under that Write: the Write still reads the chunk (another request
+// could be filling it by then), and WriteTo then indexed an emptied list
+// (a panic).
+func TestWholeBodyCloseDuringWriteTo(t *testing.T) {
+	t.Parallel()
+	s := httptest.NewServer(boundhttp.Middleware(limits.Budget{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
+		closed := make(chan struct{})
+		go func() {
+			defer close(closed)
+			<-bw.entered
+			r.Body.Close()
+			close(bw.release)
+		}()
+		n, err := io.Copy(bw, r.Body)
+		<-closed
+		fmt.Fprintf(w, "copied %d, %v", n, err)
+	})))
+	t.Cleanup(s.Close)
+	const size = 300
+	status, answer := post(t, s.URL, "", text(size), false)
+	if want := fmt.Sprintf("copied %d, <nil>", size); status != 200 || answer != want {
+		t.Errorf("body closed during its WriteTo: %d %q, want 200 %q", status, answer, want)
+	}
+}
