@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,5 +175,57 @@ func TestWholeBodyCloseDuringWriteTo(t *testing.T) {
 	status, answer := post(t, s.URL, "", text(size), false)
 	if want := fmt.Sprintf("copied %d, <nil>", size); status != 200 || answer != want {
 		t.Errorf("body closed during its WriteTo: %d %q, want 200 %q", status, answer, want)
+	}
+}
+
+// TestFramingErrorNotEchoed pins the trap of echoing attacker bytes for
+// the errors of the server's own body reader: net/http quotes a malformed
+// chunked trailer line in its error, and that line is the client's, part
+// of the body section. It must not reach the problem document, the log
+// record or the error a streaming handler reads.
+func TestFramingErrorNotEchoed(t *testing.T) {
+	t.Parallel()
+	const marker = "SECRET-TRAILER-NO-COLON"
+	for _, streaming := range []bool{false, true} {
+		var logs bytes.Buffer
+		handlerErr := make(chan string, 1)
+		mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: streaming,
+			Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, err := io.ReadAll(r.Body); err != nil {
+				handlerErr <- err.Error()
+				return
+			}
+			io.WriteString(w, "handled")
+		})))
+		conn, err := net.Dial("tcp", s.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n"+marker+"\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		s.Close()
+		if resp.StatusCode != 400 || problem(t, string(answer)).Stage != "integrity" || strings.Contains(string(answer), marker) {
+			t.Errorf("streaming %v, malformed trailer: %d %s; want 400 stage integrity without the trailer line", streaming, resp.StatusCode, answer)
+		}
+		if strings.Contains(logs.String(), marker) {
+			t.Errorf("streaming %v, malformed trailer: log record %s holds the trailer line", streaming, logs.String())
+		}
+		select {
+		case e := <-handlerErr:
+			if strings.Contains(e, marker) {
+				t.Errorf("streaming %v, malformed trailer: the handler read error %q, which holds the trailer line", streaming, e)
+			}
+		default:
+		}
 	}
 }
