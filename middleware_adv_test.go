@@ -229,3 +229,49 @@ func TestFramingErrorNotEchoed(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamingBreachAnswerKeepsItsFraming: in streaming mode a handler may
+// set the headers of the answer it means to give (a length, a coding)
+// before it reads. When a breach ends the body and the handler returns
+// without writing, the middleware's problem document must not go out under
+// them: a Content-Length of the handler's cut the document short and a
+// Content-Encoding labelled it gzip. Headers set before the middleware
+// ran stay.
+func TestStreamingBreachAnswerKeepsItsFraming(t *testing.T) {
+	t.Parallel()
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: true, Budget: limits.Budget{MaxWireBytes: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "7")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Range", "bytes 0-6/7")
+		io.ReadAll(r.Body)
+	}))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Vary", "Origin")
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	req, _ := http.NewRequest("POST", s.URL, struct{ io.Reader }{strings.NewReader(strings.Repeat("x", 100))})
+	c := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var p boundhttp.Problem
+	if err != nil || resp.StatusCode != 413 || json.Unmarshal(answer, &p) != nil || p.Stage != "wire" {
+		t.Errorf("breach after the handler set its headers: %d %q (%v), want 413 and a problem of stage wire", resp.StatusCode, answer, err)
+	}
+	for _, k := range []string{"Content-Encoding", "Content-Range"} {
+		if v := resp.Header.Get(k); v != "" {
+			t.Errorf("problem answered with the handler's %s: %q", k, v)
+		}
+	}
+	if v := resp.Header.Get("Vary"); v != "Origin" {
+		t.Errorf("problem answered without the outer handler's Vary: %q", v)
+	}
+}

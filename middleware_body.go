@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/boundhttp/boundhttp/decoding"
@@ -119,6 +120,10 @@ func (m *middleware) serveStreaming(next http.Handler, w http.ResponseWriter, r,
 		r2.ContentLength = -1
 		r2.Header.Del("Content-Length")
 	}
+	var before [len(framingHeaders)][]string
+	for i, k := range framingHeaders {
+		before[i] = slices.Clone(w.Header()[k])
+	}
 	tw := &trackingWriter{ResponseWriter: w}
 	next.ServeHTTP(trackWrites(tw), r2)
 	switch {
@@ -126,6 +131,21 @@ func (m *middleware) serveStreaming(next http.Handler, w http.ResponseWriter, r,
 	case tw.wrote: // the handler answered: let its answer arrive too
 		closeAfterRejection(w, r)
 	default:
+		// The handler's answer never started: the framing it meant for
+		// it must not frame the rejection.
+		h := w.Header()
+		for i, k := range framingHeaders {
+			if before[i] == nil {
+				delete(h, k)
+			} else {
+				h[k] = before[i]
+			}
+		}
 		m.reject(w, withPattern(r, r2), sb.err)
 	}
 }
+
+// framingHeaders describe the bytes of a response body: set by a handler
+// for an answer it never wrote, they would cut short or mislabel the
+// rejection written in its place.
+var framingHeaders = [...]string{"Content-Length", "Content-Encoding", "Content-Range", "Transfer-Encoding"}
