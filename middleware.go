@@ -260,6 +260,15 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		next.ServeHTTP(w, r)
 		return
 	}
+	// The deadline is set before any rejection and cleared only when the
+	// body ended: after a rejection net/http still reads up to 256 KiB of
+	// the unread body before it closes, and a client that stalls must not
+	// hold that read (and the connection) open past Budget.Timeout.
+	rc := http.NewResponseController(w)
+	var deadline bool
+	if b.Timeout > 0 {
+		deadline = rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
+	}
 	if err := b.CheckContentLength(r.ContentLength); err != nil {
 		m.reject(w, r, err.(*limits.Error))
 		return
@@ -295,11 +304,6 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	}
 
 	checkJSON := m.json != nil && (m.cfg.JSONAlways || isJSON(r.Header.Get("Content-Type")))
-	rc := http.NewResponseController(w)
-	var deadline bool
-	if b.Timeout > 0 {
-		deadline = rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
-	}
 	if m.cfg.Streaming {
 		sb := &serverBody{ctx: r.Context(), r: d, d: d, src: r.Body, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
 		m.serveStreaming(next, w, r, r2, sb, checkJSON, len(codings) > 0)
@@ -309,7 +313,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		d.SetSizeHint(r.ContentLength)
 	}
 	chunks, err := chunk.ReadAll(d)
-	if deadline {
+	if deadline && err == nil {
 		rc.SetReadDeadline(time.Time{})
 	}
 	if err == nil && checkJSON {
