@@ -317,3 +317,49 @@ func TestRejectedStalledBodyDoesNotHoldConnection(t *testing.T) {
 		}
 	}
 }
+
+// unwrapOnly is a writer wrapper of the modern kind: it offers Unwrap for
+// http.ResponseController and none of the optional interfaces.
+type unwrapOnly struct{ http.ResponseWriter }
+
+func (u unwrapOnly) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+// TestStreamingControllerFlushCountsAsWriting: in streaming mode the
+// middleware answers a breach only when the handler has not started its
+// answer. A handler that started it with http.ResponseController's Flush
+// (headers out, status 200) must count as having written, also when the
+// writer under the middleware is a wrapper with only Unwrap: the
+// controller then reaches the server's writer through the middleware's
+// Unwrap, and a problem document was appended to the handler's 200.
+func TestStreamingControllerFlushCountsAsWriting(t *testing.T) {
+	t.Parallel()
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: true, Budget: limits.Budget{MaxWireBytes: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		if err := rc.EnableFullDuplex(); err != nil { // read on after the headers
+			t.Errorf("ResponseController.EnableFullDuplex: %v", err)
+		}
+		if err := rc.Flush(); err != nil {
+			t.Errorf("ResponseController.Flush: %v", err)
+		}
+		io.ReadAll(r.Body)
+	}))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inner.ServeHTTP(unwrapOnly{w}, r)
+	}))
+	t.Cleanup(s.Close)
+	req, _ := http.NewRequest("POST", s.URL, struct{ io.Reader }{strings.NewReader(strings.Repeat("x", 100))})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.Contains(string(answer), "urn:boundhttp:problem") {
+		t.Errorf("breach after the handler flushed its 200: %d %q; want the handler's 200 and no problem document in it", resp.StatusCode, answer)
+	}
+}
