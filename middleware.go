@@ -25,8 +25,10 @@ import (
 // verified, decoded body or is not called at all.
 //
 // Budget.Timeout bounds the time to read the body from the moment the
-// middleware starts reading it, through [http.ResponseController]
-// read deadlines; the deadline is cleared once the body verified. Where the
+// middleware starts reading it (in streaming mode, from the handler's
+// first Read), through [http.ResponseController] read deadlines; the
+// deadline is cleared once the body verified, and kept after a rejection
+// so that net/http's read of the rest ends by it too. Where the
 // ResponseWriter does not support read deadlines (http.ErrNotSupported), the
 // timeout is still checked between reads, but a read that never returns is
 // ended only by the server's own ReadTimeout: set one.

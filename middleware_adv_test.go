@@ -363,3 +363,31 @@ func TestStreamingControllerFlushCountsAsWriting(t *testing.T) {
 		t.Errorf("breach after the handler flushed its 200: %d %q; want the handler's 200 and no problem document in it", resp.StatusCode, answer)
 	}
 }
+
+// TestStreamingTimeoutStartsAtFirstRead: Budget.Timeout runs from the
+// moment the body starts being read. In streaming mode that is the
+// handler's first Read, not the handler's start: a handler that does its
+// own work first (a session lookup, say) must not see a body its client
+// sent at once refused as too slow.
+func TestStreamingTimeoutStartsAtFirstRead(t *testing.T) {
+	t.Parallel()
+	const timeout = 300 * time.Millisecond
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: true, Budget: limits.Budget{Timeout: timeout}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(2 * timeout)
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			return // the middleware answers
+		}
+		fmt.Fprintf(w, "%d bytes", len(data))
+	})))
+	t.Cleanup(s.Close)
+	const size = 256 << 10
+	status, answer := post(t, s.URL, "", text(size), false)
+	if want := fmt.Sprintf("%d bytes", size); status != 200 || answer != want {
+		t.Errorf("body sent at once, read after the handler's own work: %d %.200s, want 200 %q", status, answer, want)
+	}
+}

@@ -21,6 +21,7 @@ type serverBody struct {
 	cell     *usageCell
 	timeout  time.Duration
 	deadline bool // a read deadline was set on the connection
+	started  bool // the first Read came: the timeout runs from it
 	rc       *http.ResponseController
 	err      *limits.Error // the breach, for the middleware's answer
 	rerr     error         // the sticky error handed to the handler
@@ -43,6 +44,14 @@ func (s *serverBody) read(p []byte) (int, error) {
 	if s.rerr != nil {
 		return 0, s.rerr
 	}
+	if !s.started && s.timeout > 0 {
+		// The timeout runs from the first Read, as the decoder's does, not
+		// from the handler's start: the handler may work before it reads.
+		// Until then the deadline set before the handler stays, for the
+		// rest of a body the handler never reads.
+		s.deadline = s.rc.SetReadDeadline(time.Now().Add(s.timeout)) == nil
+	}
+	s.started = true
 	n, err := s.r.Read(p)
 	if err == nil {
 		return n, nil
