@@ -391,3 +391,59 @@ func TestStreamingTimeoutStartsAtFirstRead(t *testing.T) {
 		t.Errorf("body sent at once, read after the handler's own work: %d %.200s, want 200 %q", status, answer, want)
 	}
 }
+
+// TestStreamingCloseDuringBlockedReadHTTP2 is the same over HTTP/2, where
+// closing the request body ends the blocked Read at once: the decoders
+// must still be released only after that Read has returned (run with
+// -race to see the difference).
+func TestStreamingCloseDuringBlockedReadHTTP2(t *testing.T) {
+	t.Parallel()
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closing := make(chan struct{})
+	s := httptest.NewUnstartedServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first := make(chan struct{})
+		closed := make(chan error, 1)
+		go func() {
+			<-first
+			time.Sleep(100 * time.Millisecond) // the handler's next Read waits for the client
+			close(closing)
+			closed <- r.Body.Close()
+		}()
+		buf := make([]byte, 512)
+		_, err := r.Body.Read(buf)
+		close(first)
+		for range 100000 {
+			if err != nil {
+				break
+			}
+			_, err = r.Body.Read(buf)
+		}
+		select {
+		case cerr := <-closed:
+			fmt.Fprintf(w, "%s read: %v; close: %v", r.Proto, err != nil, cerr)
+		case <-time.After(5 * time.Second):
+			fmt.Fprintf(w, "read: %v; Close did not return", err != nil)
+		}
+	})))
+	s.EnableHTTP2 = true
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	pr, pw := io.Pipe()
+	data := encode("gzip", text(200000))
+	go pw.Write(data[:len(data)/2]) // and nothing more until the end of the test
+	defer pw.Close()
+	req, _ := http.NewRequest("POST", s.URL, pr)
+	req.Header.Set("Content-Encoding", "gzip")
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := "HTTP/2.0 read: true; close: <nil>"; resp.StatusCode != 200 || string(answer) != want {
+		t.Errorf("body closed during a blocked Read over HTTP/2: %d %q, want 200 %q", resp.StatusCode, answer, want)
+	}
+}
