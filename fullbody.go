@@ -14,7 +14,7 @@ type fullBody struct {
 	i, off int        // the next byte is chunks.Chunk(i)[off]
 	size   int64
 	c      *usageCell
-	closed bool
+	guard  readGuard // Close from another goroutine during a Read
 }
 
 // errBodyClosed is returned by reads after Close.
@@ -25,10 +25,20 @@ func newFullBody(chunks chunk.List, c *usageCell) *fullBody {
 	return &fullBody{chunks: chunks, c: c, size: chunks.Size()}
 }
 
+// Read reads the next bytes. It may run while Close is called from another
+// goroutine; a Read after Close fails.
 func (f *fullBody) Read(p []byte) (int, error) {
-	if f.closed {
+	if !f.guard.enter() {
 		return 0, errBodyClosed
 	}
+	n, err := f.read(p)
+	if f.guard.leave() {
+		f.chunks.Release() // Close came during this Read
+	}
+	return n, err
+}
+
+func (f *fullBody) read(p []byte) (int, error) {
 	if f.i == f.chunks.Len() {
 		return 0, io.EOF
 	}
@@ -49,10 +59,20 @@ func (f *fullBody) advance(m int) {
 }
 
 // WriteTo writes the rest of the body to w without an intermediate buffer.
+// Like Read, it may run while Close is called; the chunks return to their
+// pool when it has returned.
 func (f *fullBody) WriteTo(w io.Writer) (int64, error) {
-	if f.closed {
+	if !f.guard.enter() {
 		return 0, errBodyClosed
 	}
+	n, err := f.writeTo(w)
+	if f.guard.leave() {
+		f.chunks.Release()
+	}
+	return n, err
+}
+
+func (f *fullBody) writeTo(w io.Writer) (int64, error) {
 	var n int64
 	for f.i < f.chunks.Len() {
 		m, err := w.Write(f.chunks.Chunk(f.i)[f.off:])
@@ -65,10 +85,10 @@ func (f *fullBody) WriteTo(w io.Writer) (int64, error) {
 	return n, nil
 }
 
-// Close returns the chunks to their pool; reads after Close fail.
+// Close returns the chunks to their pool, or has the Read or WriteTo in
+// progress return them; reads after Close fail.
 func (f *fullBody) Close() error {
-	if !f.closed {
-		f.closed = true
+	if _, release := f.guard.close(); release {
 		f.chunks.Release()
 	}
 	return nil

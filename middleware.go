@@ -25,8 +25,10 @@ import (
 // verified, decoded body or is not called at all.
 //
 // Budget.Timeout bounds the time to read the body from the moment the
-// middleware starts reading it, through [http.ResponseController]
-// read deadlines; the deadline is cleared once the body verified. Where the
+// middleware starts reading it (in streaming mode, from the handler's
+// first Read), through [http.ResponseController] read deadlines; the
+// deadline is cleared once the body verified, and kept after a rejection
+// so that net/http's read of the rest ends by it too. Where the
 // ResponseWriter does not support read deadlines (http.ErrNotSupported), the
 // timeout is still checked between reads, but a read that never returns is
 // ended only by the server's own ReadTimeout: set one.
@@ -261,6 +263,15 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		next.ServeHTTP(w, r)
 		return
 	}
+	// The deadline is set before any rejection and cleared only when the
+	// body ended: after a rejection net/http still reads up to 256 KiB of
+	// the unread body before it closes, and a client that stalls must not
+	// hold that read (and the connection) open past Budget.Timeout.
+	rc := http.NewResponseController(w)
+	var deadline bool
+	if b.Timeout > 0 {
+		deadline = rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
+	}
 	if err := b.CheckContentLength(r.ContentLength); err != nil {
 		m.reject(w, r, err.(*limits.Error))
 		return
@@ -296,13 +307,8 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	}
 
 	checkJSON := m.json != nil && (m.cfg.JSONAlways || isJSON(r.Header.Get("Content-Type")))
-	rc := http.NewResponseController(w)
-	var deadline bool
-	if b.Timeout > 0 {
-		deadline = rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
-	}
 	if m.cfg.Streaming {
-		sb := &serverBody{ctx: r.Context(), r: d, d: d, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
+		sb := &serverBody{ctx: r.Context(), r: d, d: d, src: r.Body, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
 		m.serveStreaming(next, w, r, r2, sb, checkJSON, len(codings) > 0)
 		return
 	}
@@ -310,7 +316,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		d.SetSizeHint(r.ContentLength)
 	}
 	chunks, err := chunk.ReadAll(d)
-	if deadline {
+	if deadline && err == nil {
 		rc.SetReadDeadline(time.Time{})
 	}
 	if err == nil && checkJSON {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/boundhttp/boundhttp/decoding"
@@ -15,18 +16,42 @@ type serverBody struct {
 	ctx      context.Context // the request's
 	r        io.Reader       // d, or d behind a JSON shape check
 	d        *decoding.Reader
+	src      io.Closer // the request's own body, which d reads
+	guard    readGuard // Close from another goroutine during a Read
 	cell     *usageCell
 	timeout  time.Duration
 	deadline bool // a read deadline was set on the connection
+	started  bool // the first Read came: the timeout runs from it
 	rc       *http.ResponseController
 	err      *limits.Error // the breach, for the middleware's answer
 	rerr     error         // the sticky error handed to the handler
 }
 
+// Read reads decoded bytes. It may run while Close is called from another
+// goroutine; a Read after Close returns [http.ErrBodyReadAfterClose].
 func (s *serverBody) Read(p []byte) (int, error) {
+	if !s.guard.enter() {
+		return 0, http.ErrBodyReadAfterClose
+	}
+	n, err := s.read(p)
+	if s.guard.leave() {
+		s.d.Close() // Close came during this Read: release now
+	}
+	return n, err
+}
+
+func (s *serverBody) read(p []byte) (int, error) {
 	if s.rerr != nil {
 		return 0, s.rerr
 	}
+	if !s.started && s.timeout > 0 {
+		// The timeout runs from the first Read, as the decoder's does, not
+		// from the handler's start: the handler may work before it reads.
+		// Until then the deadline set before the handler stays, for the
+		// rest of a body the handler never reads.
+		s.deadline = s.rc.SetReadDeadline(time.Now().Add(s.timeout)) == nil
+	}
+	s.started = true
 	n, err := s.r.Read(p)
 	if err == nil {
 		return n, nil
@@ -47,7 +72,21 @@ func (s *serverBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (s *serverBody) Close() error { return s.d.Close() }
+// Close closes the request's body first, which ends a Read blocked in it
+// where the server allows (HTTP/2; net/http's HTTP/1 body waits for the
+// Read to return), and returns the decoders to their pools only when no
+// Read can touch them.
+func (s *serverBody) Close() error {
+	first, release := s.guard.close()
+	if !first {
+		return nil
+	}
+	err := s.src.Close()
+	if release {
+		s.d.Close()
+	}
+	return err
+}
 
 // RequestBodyError is the error a handler reads from a request body the
 // middleware rejected in streaming mode. errors.As finds the
@@ -90,6 +129,10 @@ func (m *middleware) serveStreaming(next http.Handler, w http.ResponseWriter, r,
 		r2.ContentLength = -1
 		r2.Header.Del("Content-Length")
 	}
+	var before [len(framingHeaders)][]string
+	for i, k := range framingHeaders {
+		before[i] = slices.Clone(w.Header()[k])
+	}
 	tw := &trackingWriter{ResponseWriter: w}
 	next.ServeHTTP(trackWrites(tw), r2)
 	switch {
@@ -97,6 +140,21 @@ func (m *middleware) serveStreaming(next http.Handler, w http.ResponseWriter, r,
 	case tw.wrote: // the handler answered: let its answer arrive too
 		closeAfterRejection(w, r)
 	default:
+		// The handler's answer never started: the framing it meant for
+		// it must not frame the rejection.
+		h := w.Header()
+		for i, k := range framingHeaders {
+			if before[i] == nil {
+				delete(h, k)
+			} else {
+				h[k] = before[i]
+			}
+		}
 		m.reject(w, withPattern(r, r2), sb.err)
 	}
 }
+
+// framingHeaders describe the bytes of a response body: set by a handler
+// for an answer it never wrote, they would cut short or mislabel the
+// rejection written in its place.
+var framingHeaders = [...]string{"Content-Length", "Content-Encoding", "Content-Range", "Transfer-Encoding"}

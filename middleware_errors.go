@@ -44,8 +44,18 @@ func serverError(ctx context.Context, err error, timeout time.Duration) *limits.
 	if clientGone(ctx, err) {
 		return nil
 	}
-	return &limits.Error{Stage: limits.StageIntegrity, Err: err}
+	return &limits.Error{Stage: limits.StageIntegrity, Err: framingError{err}}
 }
+
+// framingError is a failure of the server's own body reader. Its text is
+// fixed, because the reader's may quote what the client sent (net/http
+// quotes a malformed chunked trailer line whole), and no byte of a body
+// reaches a problem document, a log record or Error() text. Unwrap gives
+// the reader's error to errors.Is and errors.As.
+type framingError struct{ err error }
+
+func (framingError) Error() string   { return "malformed request framing" }
+func (e framingError) Unwrap() error { return e.err }
 
 // clientGone reports whether err says the client went away: the request's
 // context ended (an HTTP/2 stream reset, a closed connection noticed by the

@@ -2,6 +2,7 @@ package boundhttp
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -36,6 +37,20 @@ func (w *trackingWriter) WriteString(s string) (int, error) {
 	return io.WriteString(w.ResponseWriter, s)
 }
 
+// FlushError flushes as [http.ResponseController] does, and counts as
+// writing: the headers it sends start the answer. Every writer has it, not
+// only one that offers Flusher: the controller would otherwise reach the
+// server's writer through Unwrap (past a wrapper underneath that has only
+// Unwrap) and flush without this writer knowing. A writer that cannot
+// flush returns http.ErrNotSupported and has not written.
+func (w *trackingWriter) FlushError() error {
+	err := http.NewResponseController(w.ResponseWriter).Flush()
+	if !errors.Is(err, http.ErrNotSupported) {
+		w.wrote = true
+	}
+	return err
+}
+
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
@@ -53,13 +68,6 @@ type (
 func (f flusher) Flush() {
 	f.t.wrote = true
 	f.t.ResponseWriter.(http.Flusher).Flush()
-}
-
-// FlushError flushes as [http.ResponseController] does, so that a
-// controller on this writer also counts as writing.
-func (f flusher) FlushError() error {
-	f.t.wrote = true
-	return http.NewResponseController(f.t.ResponseWriter).Flush()
 }
 
 // Hijack hands the connection to the handler, which then owns the answer.

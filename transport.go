@@ -191,7 +191,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return fail(err)
 	}
 	t.inflightBody(d, ctx)
-	body := &bodyReader{d: d, c: cell, cancel: cancel}
+	body := &bodyReader{d: d, src: resp.Body, c: cell, cancel: cancel}
 	if b.Timeout > 0 {
 		body.startTimer(b.Timeout)
 	}

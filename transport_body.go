@@ -16,6 +16,8 @@ import (
 // Body the caller reads; in whole-body mode RoundTrip reads it to the end.
 type bodyReader struct {
 	d       *decoding.Reader
+	src     io.Closer // the base transport's body, which d reads
+	guard   readGuard // Close from another goroutine during a Read
 	c       *usageCell
 	cancel  context.CancelFunc
 	timer   *time.Timer
@@ -38,9 +40,18 @@ func (b *bodyReader) expire() {
 	b.cancel()
 }
 
+// Read reads decoded bytes. It may run while Close is called from another
+// goroutine.
 func (b *bodyReader) Read(p []byte) (int, error) {
+	if !b.guard.enter() {
+		return 0, decoding.ErrClosed
+	}
 	n, err := b.d.Read(p)
-	return n, b.after(err)
+	err = b.after(err)
+	if b.guard.leave() {
+		b.d.Close() // Close came during this Read: release now
+	}
+	return n, err
 }
 
 func (b *bodyReader) readAll() (chunk.List, error) {
@@ -66,13 +77,20 @@ func (b *bodyReader) after(err error) error {
 	return err
 }
 
+// Close closes the base transport's body first, which ends a Read blocked
+// in it, and returns the decoders to their pools only when no Read can
+// touch them: now, or as the Read in progress returns.
 func (b *bodyReader) Close() error {
 	var err error
 	b.once.Do(func() {
 		if b.timer != nil {
 			b.timer.Stop()
 		}
-		err = b.d.Close()
+		_, release := b.guard.close()
+		err = b.src.Close()
+		if release {
+			b.d.Close()
+		}
 		b.cancel()
 	})
 	return err
