@@ -1,0 +1,73 @@
+package decoding
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// stallReader returns body, then (0, nil) forever: a misbehaving source
+// (io.Reader discourages it, bufio gives up after 100 such reads). It
+// panics after maxCalls reads so that a loop that never gives up fails the
+// test instead of hanging it.
+type stallReader struct {
+	r        io.Reader
+	calls    int
+	maxCalls int
+}
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	if s.calls++; s.calls > s.maxCalls {
+		panic("stallReader: read in an unbounded loop")
+	}
+	n, err := s.r.Read(p)
+	if err == io.EOF {
+		return n, nil
+	}
+	return n, err
+}
+
+// TestSourceStallIsBounded pins the trap "a reader that returns 0, nil
+// forever": ReadAll and a streaming Read loop give up with io.ErrNoProgress
+// after a bounded number of empty reads, under every coding, instead of
+// spinning (identity, br and zstd used to loop forever).
+func TestSourceStallIsBounded(t *testing.T) {
+	t.Parallel()
+	data := text(3000)
+	for _, c := range codings {
+		body := encode(t, c, data)
+		call := func(f func(src io.Reader) error) (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = errors.New("unbounded: " + r.(string))
+				}
+			}()
+			return f(&stallReader{r: bytes.NewReader(body), maxCalls: 10000})
+		}
+		err := call(func(src io.Reader) error {
+			got, err := ReadAll(src, c, limits.Budget{})
+			if got != nil {
+				t.Errorf("ReadAll(%s, stalling source) returned %d bytes", c, len(got))
+			}
+			return err
+		})
+		if !errors.Is(err, io.ErrNoProgress) {
+			t.Errorf("ReadAll(%s, stalling source) = %v, want io.ErrNoProgress", c, err)
+		}
+		err = call(func(src io.Reader) error {
+			d, err := NewReader(src, c, limits.Budget{})
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			_, err = readAllChunks(d, 512)
+			return err
+		})
+		if !errors.Is(err, io.ErrNoProgress) {
+			t.Errorf("streaming %s, stalling source: %v, want io.ErrNoProgress", c, err)
+		}
+	}
+}
