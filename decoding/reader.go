@@ -20,7 +20,8 @@ var ErrClosed = errors.New("decoding: read after Close")
 // tentative; io.EOF is returned only after every coding ended cleanly.
 // Errors of the source pass through as they are; a source that returns no
 // bytes and no error 100 times in a row fails with io.ErrNoProgress, as
-// bufio does, so that no loop spins on it forever.
+// bufio does, so that no loop spins on it forever; one that returns a count
+// outside [0, len(p)] fails with an error too, instead of a panic.
 //
 // A Reader is not safe for concurrent use, and that includes Close: Close
 // returns the decoders to their pools, so it must not run while a Read is
@@ -220,6 +221,10 @@ func (d *Reader) fail(e *limits.Error) {
 // otherwise make Read and ReadAll loop forever.
 const maxEmptyReads = 100
 
+// errSourceCount reports a source whose Read returned a count outside
+// [0, len(p)], which the io.Reader contract forbids.
+var errSourceCount = errors.New("decoding: source returned an invalid byte count")
+
 // wireReader counts the bytes read from the source and stops at
 // max+1.
 type wireReader struct {
@@ -236,6 +241,11 @@ func (w *wireReader) Read(p []byte) (int, error) {
 	}
 	p = clip(p, w.max-w.n)
 	n, err := w.src.Read(p)
+	if n < 0 || n > len(p) {
+		// Neither the bytes nor the count can be trusted: a negative count
+		// would also wind the wire count back under its limit.
+		n, err = 0, errSourceCount
+	}
 	if n == 0 && err == nil && len(p) > 0 {
 		if w.empty++; w.empty >= maxEmptyReads {
 			err = io.ErrNoProgress

@@ -71,3 +71,46 @@ func TestSourceStallIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// overReader claims extra bytes more than it was asked for (n > len(p)),
+// or, for a negative extra, a count of extra, as a buggy source might.
+type overReader struct {
+	r     io.Reader
+	extra int
+}
+
+func (o overReader) Read(p []byte) (int, error) {
+	n, err := o.r.Read(p)
+	switch {
+	case n > 0 && o.extra > 0:
+		n = len(p) + o.extra
+	case n > 0:
+		n = o.extra
+	}
+	return n, err
+}
+
+// TestSourceInvalidCountRejected pins the trap "a source returning more
+// bytes than asked (n > len(p))": the Reader fails with an error instead of
+// panicking (identity and zstd sliced past the buffer) or counting bytes
+// that were never written (the other codings' bufio took them as data).
+func TestSourceInvalidCountRejected(t *testing.T) {
+	t.Parallel()
+	data := text(3000)
+	for _, c := range codings {
+		body := encode(t, c, data)
+		for _, extra := range []int{1, 10, -1 << 20} {
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("ReadAll(%s, source claims len(p)%+d bytes) panicked: %v", c, extra, r)
+					}
+				}()
+				got, err := ReadAll(overReader{bytes.NewReader(body), extra}, c, limits.Budget{})
+				if !errors.Is(err, errSourceCount) || got != nil {
+					t.Errorf("ReadAll(%s, source claims len(p)%+d bytes) = %d bytes, %v; want %v", c, extra, len(got), err, errSourceCount)
+				}
+			}()
+		}
+	}
+}
