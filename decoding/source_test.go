@@ -114,3 +114,20 @@ func TestSourceInvalidCountRejected(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckJSONSourceStallIsBounded pins the trap "a reader that returns 0,
+// nil forever" for CheckJSON, whose read loop spun on such a source.
+func TestCheckJSONSourceStallIsBounded(t *testing.T) {
+	t.Parallel()
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = errors.New("unbounded: " + r.(string))
+			}
+		}()
+		return CheckJSON(&stallReader{r: bytes.NewReader([]byte(`[1,2`)), maxCalls: 10000}, limits.JSON{})
+	}()
+	if !errors.Is(err, io.ErrNoProgress) {
+		t.Errorf("CheckJSON(stalling source) = %v, want io.ErrNoProgress", err)
+	}
+}
