@@ -20,7 +20,8 @@ import (
 // chose, reaches text only through [limits.EchoPointer]. It streams: memory is bounded by l.MaxDepth and the
 // object keys on the current path, not by the document's size. Errors of r
 // pass through; if r returns no bytes and no error 100 times in a row,
-// CheckJSON gives up with io.ErrNoProgress.
+// CheckJSON gives up with io.ErrNoProgress, and one that returns a count
+// outside [0, len(p)] is an error too.
 func CheckJSON(r io.Reader, l limits.JSON) error {
 	c, err := NewJSONChecker(l)
 	if err != nil {
@@ -29,6 +30,9 @@ func CheckJSON(r io.Reader, l limits.JSON) error {
 	buf := make([]byte, 32<<10)
 	for empty := 0; ; {
 		n, rerr := r.Read(buf)
+		if n < 0 || n > len(buf) {
+			return errSourceCount
+		}
 		if n == 0 && rerr == nil {
 			// A source may not return (0, nil) forever; give up as bufio
 			// does.

@@ -131,3 +131,23 @@ func TestCheckJSONSourceStallIsBounded(t *testing.T) {
 		t.Errorf("CheckJSON(stalling source) = %v, want io.ErrNoProgress", err)
 	}
 }
+
+// TestCheckJSONSourceInvalidCountRejected pins the trap "a source returning
+// more bytes than asked (n > len(p))" for CheckJSON, which sliced its
+// buffer with the count and panicked.
+func TestCheckJSONSourceInvalidCountRejected(t *testing.T) {
+	t.Parallel()
+	for _, extra := range []int{1, -1} {
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = errors.New("panic")
+				}
+			}()
+			return CheckJSON(overReader{bytes.NewReader([]byte(`[1,2]`)), extra}, limits.JSON{})
+		}()
+		if !errors.Is(err, errSourceCount) {
+			t.Errorf("CheckJSON(source claims %d extra bytes) = %v, want %v", extra, err, errSourceCount)
+		}
+	}
+}
