@@ -163,3 +163,54 @@ func TestReadAllocsRunesAndLayers(t *testing.T) {
 		d.Close()
 	}
 }
+
+// backRefFirst is a raw DEFLATE stream whose first symbol copies 3 bytes
+// from distance 1: before any output, so only a previous body's window
+// could satisfy it.
+func backRefFirst() []byte {
+	var acc uint32
+	var nbits uint
+	put := func(v uint32, n uint) { acc |= v << nbits; nbits += n }
+	huff := func(code uint32, n uint) { // Huffman codes go most significant bit first
+		for i := n; i > 0; i-- {
+			put(code>>(i-1)&1, 1)
+		}
+	}
+	put(1, 1)          // BFINAL
+	put(1, 2)          // fixed Huffman
+	huff(0b0000001, 7) // length symbol 257: 3 bytes
+	huff(0, 5)         // distance code 0: distance 1
+	huff(0, 7)         // end of block
+	var b []byte
+	for ; nbits > 0; nbits -= min(nbits, 8) {
+		b = append(b, byte(acc))
+		acc >>= 8
+	}
+	return b
+}
+
+// TestFlatePooledWindowNotReachable: a gzip or zlib stream that starts
+// with a back-reference fails on pooled decoders that have just decoded
+// another body: the previous body's window is not reachable.
+func TestFlatePooledWindowNotReachable(t *testing.T) {
+	t.Parallel()
+	raw := backRefFirst()
+	gz := append([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}, raw...)
+	gz = append(gz, 0, 0, 0, 0, 3, 0, 0, 0) // CRC (wrong either way), ISIZE 3
+	zl := append([]byte{0x78, 0x01}, raw...)
+	zl = append(zl, 0, 0, 0, 0)
+	for _, tt := range []struct {
+		coding string
+		body   []byte
+	}{{"gzip", gz}, {"deflate", zl}} {
+		prev := encode(t, tt.coding, text(50000))
+		for range 3 {
+			if _, err := decodeAll(t, prev, tt.coding, limits.Budget{}); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := decodeAll(t, tt.body, tt.coding, limits.Budget{}); stageOf(err) != "integrity" {
+				t.Fatalf("ReadAll(%s starting with a back-reference) = %q, %v; want stage integrity", tt.coding, got, err)
+			}
+		}
+	}
+}
