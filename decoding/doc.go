@@ -24,10 +24,10 @@
 //     accepted; large-window streams (RFC 9841) only when their window fits
 //     [limits.Budget.MaxWindowBytes]. What a brotli stream can cost, whatever
 //     the decoded limit: the ring buffer, which the decoder sizes from the
-//     declared window and the declared length of the first meta-block, not
-//     from the output (four bytes declaring a 16 MiB window and a 16 MiB
-//     uncompressed meta-block allocate 16 MiB plus 42 bytes at once, measured
-//     on andybalholm/brotli v1.3.0), plus the Huffman tables a meta-block
+//     declared window and the declared length of each meta-block (output so
+//     far plus that length), not from the output (four bytes declaring a
+//     16 MiB window and a 16 MiB uncompressed meta-block allocate 16 MiB plus
+//     42 bytes at once, measured on andybalholm/brotli v1.3.0), plus the Huffman tables a meta-block
 //     header may ask for (up to 256 trees for each of three alphabets:
 //     3.2 MiB at most, tens of KiB in practice), plus about 40 KiB of reader.
 //     So a standard stream costs up to 16 MiB + 3.3 MiB before it outputs a

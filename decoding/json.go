@@ -18,15 +18,30 @@ import (
 // the byte offset and the class of the offending byte ("a letter", "a
 // control byte"), never the byte, and the pointer, whose keys the document
 // chose, reaches text only through [limits.EchoPointer]. It streams: memory is bounded by l.MaxDepth and the
-// object keys on the current path, not by the document's size.
+// object keys on the current path, not by the document's size. Errors of r
+// pass through; if r returns no bytes and no error 100 times in a row,
+// CheckJSON gives up with io.ErrNoProgress, and one that returns a count
+// outside [0, len(p)] is an error too.
 func CheckJSON(r io.Reader, l limits.JSON) error {
 	c, err := NewJSONChecker(l)
 	if err != nil {
 		return err
 	}
 	buf := make([]byte, 32<<10)
-	for {
+	for empty := 0; ; {
 		n, rerr := r.Read(buf)
+		if n < 0 || n > len(buf) {
+			return errSourceCount
+		}
+		if n == 0 && rerr == nil {
+			// A source may not return (0, nil) forever; give up as bufio
+			// does.
+			if empty++; empty >= maxEmptyReads {
+				return io.ErrNoProgress
+			}
+			continue
+		}
+		empty = 0
 		if _, err := c.Write(buf[:n]); err != nil {
 			return err
 		}

@@ -18,6 +18,10 @@ var ErrClosed = errors.New("decoding: read after Close")
 // A breach of the budget is returned as a [*limits.Error] and is sticky:
 // every later Read returns the same error. Bytes returned before io.EOF are
 // tentative; io.EOF is returned only after every coding ended cleanly.
+// Errors of the source pass through as they are; a source that returns no
+// bytes and no error 100 times in a row fails with io.ErrNoProgress, as
+// bufio does, so that no loop spins on it forever; one that returns a count
+// outside [0, len(p)] fails with an error too, instead of a panic.
 //
 // A Reader is not safe for concurrent use, and that includes Close: Close
 // returns the decoders to their pools, so it must not run while a Read is
@@ -211,13 +215,24 @@ func (d *Reader) fail(e *limits.Error) {
 	}
 }
 
+// maxEmptyReads is how many reads in a row may return no bytes and no
+// error before the source is given up on, as bufio does: io.Reader
+// discourages (0, nil), and a source that returns it forever would
+// otherwise make Read and ReadAll loop forever.
+const maxEmptyReads = 100
+
+// errSourceCount reports a source whose Read returned a count outside
+// [0, len(p)], which the io.Reader contract forbids.
+var errSourceCount = errors.New("decoding: source returned an invalid byte count")
+
 // wireReader counts the bytes read from the source and stops at
 // max+1.
 type wireReader struct {
-	d   *Reader
-	src io.Reader
-	n   int64
-	max int64
+	d     *Reader
+	src   io.Reader
+	n     int64
+	max   int64
+	empty int // consecutive reads that returned (0, nil)
 }
 
 func (w *wireReader) Read(p []byte) (int, error) {
@@ -226,6 +241,18 @@ func (w *wireReader) Read(p []byte) (int, error) {
 	}
 	p = clip(p, w.max-w.n)
 	n, err := w.src.Read(p)
+	if n < 0 || n > len(p) {
+		// Neither the bytes nor the count can be trusted: a negative count
+		// would also wind the wire count back under its limit.
+		n, err = 0, errSourceCount
+	}
+	if n == 0 && err == nil && len(p) > 0 {
+		if w.empty++; w.empty >= maxEmptyReads {
+			err = io.ErrNoProgress
+		}
+	} else {
+		w.empty = 0
+	}
 	w.n += int64(n)
 	if w.n > w.max {
 		w.d.fail(&limits.Error{Stage: limits.StageWire, Limit: w.max, Observed: w.n})

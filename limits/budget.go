@@ -103,8 +103,13 @@ type Budget struct {
 // [Budget.MaxRatio] is checked, so that small, highly compressible bodies
 // (a short run of spaces, an empty JSON array) are not rejected. A body of
 // at most RatioGrace decoded bytes never fails the ratio; past it, the ratio
-// is checked on every read, the one that ends the body included, so the
-// verdict is monotonic in the ratio.
+// of the bytes decoded so far to the wire bytes read so far is checked on
+// every read, the one that ends the body included. The verdict is
+// monotonic in MaxRatio (a body that passes a limit passes every higher
+// one), not in a body's overall ratio: a body whose first part expands
+// more than MaxRatio fails even if what follows brings its overall ratio
+// below that of a body that passes, and where the checks fall depends on
+// the sizes of the reads.
 const RatioGrace = 16 << 10
 
 // Validate reports the first invalid field of b, or nil. The error names the
