@@ -23,7 +23,10 @@ import (
 // not be whole, takes [NumberBytes]: clients are assumed to hold numbers as
 // float64 or int64 (Go, JavaScript, and Python floats do; a Python int
 // beyond 25 digits, or a decimal type that keeps every digit, is not
-// covered). multipleOf is not read.
+// covered). A whole number of 17 digits or more takes at least
+// [NumberBytes]: Python writes a float from 1e16 up in exponent form
+// (-1.2345678901234568e+16), longer than its digits plus 3. multipleOf is
+// not read.
 //
 // Strings: maxLength counts characters (code points), each taking at most
 // 6 bytes: a control character, or <, > and & under Go's HTML escaping, or
