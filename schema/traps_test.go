@@ -28,3 +28,36 @@ func TestWorstCasePythonWholeFloatInExponentForm(t *testing.T) {
 		checkNotBelow(t, tt.schema, Options{}, tt.v)
 	}
 }
+
+// TestWorstCasePrefixItemsBeforeDraft2020 pins the trap of reading
+// prefixItems in every dialect: it is new in draft 2020-12, and a draft-07
+// or 2019-09 validator ignores it, so items (or any value, without items)
+// applies to the first items too. ["<<<<"] is valid against the schema
+// below in draft-07 and was bounded as [false].
+func TestWorstCasePrefixItemsBeforeDraft2020(t *testing.T) {
+	t.Parallel()
+	long := "<<<<<<<<<<"
+	for _, d := range []string{"http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-04/schema#", "https://json-schema.org/draft/2019-09/schema"} {
+		for _, tail := range []string{`"items":{"type":"string","maxLength":10}`, `"items":{"type":"string","maxLength":10},"additionalItems":false`} {
+			schema := `{"$schema":"` + d + `","type":"array","maxItems":1,"prefixItems":[{"type":"boolean"}],` + tail + `}`
+			checkNotBelow(t, schema, Options{}, []any{long})
+		}
+		// Without items, any value may come first: no ceiling.
+		schema := `{"$schema":"` + d + `","type":"array","maxItems":1,"prefixItems":[{"type":"boolean"}]}`
+		if n, err := WorstCase([]byte(schema), Options{}); err == nil {
+			t.Errorf("WorstCase(%s) = %d, want ErrUnbounded: prefixItems is not read before draft 2020-12", schema, n)
+		}
+		if f, _ := Audit([]byte(schema)); len(f) == 0 {
+			t.Errorf("Audit(%s) found nothing", schema)
+		}
+	}
+	// Draft 2020-12, or no $schema: prefixItems holds.
+	for _, schema := range []string{
+		`{"type":"array","maxItems":1,"prefixItems":[{"type":"boolean"}],"items":{"type":"string","maxLength":10}}`,
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","maxItems":1,"prefixItems":[{"type":"boolean"}]}`,
+	} {
+		if n, err := WorstCase([]byte(schema), Options{}); err != nil || n != 7 {
+			t.Errorf("WorstCase(%s) = %d, %v; want 7 ([false])", schema, n, err)
+		}
+	}
+}

@@ -91,6 +91,9 @@ type walker struct {
 	o    Options
 	// refOnly: keywords beside $ref are ignored, as drafts 4 to 7 say.
 	refOnly bool
+	// noPrefix: the dialect predates prefixItems (drafts 3 to 2019-09),
+	// whose validators apply items to every item.
+	noPrefix bool
 	// Each schema object is walked once: its bound is kept by identity,
 	// and the ones being walked are busy, to spot recursion.
 	memo map[uintptr]*bound
@@ -110,6 +113,7 @@ func walk(root any, o Options) (int64, []Finding) {
 		for _, old := range []string{"draft-04", "draft-06", "draft-07"} {
 			w.refOnly = w.refOnly || strings.Contains(d, old)
 		}
+		w.noPrefix = w.refOnly || strings.Contains(d, "draft-03") || strings.Contains(d, "2019-09")
 	}
 	b := w.node(nil, root)
 	if b.n != unbounded {
