@@ -61,3 +61,22 @@ func TestWorstCasePrefixItemsBeforeDraft2020(t *testing.T) {
 		}
 	}
 }
+
+// TestWorstCaseASCIIOnlyEscapesDEL pins the trap of taking "escape every
+// non-ASCII character" for all that Python's json.dumps escapes: with
+// ensure_ascii it writes every character outside space to tilde as \uXXXX,
+// DEL (U+007F) included, so the const "\u007f\u007f" is sent as 14 bytes,
+// not 4.
+func TestWorstCaseASCIIOnlyEscapesDEL(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ schema, python string }{
+		{`{"const":"\u007f\u007f"}`, `"\u007f\u007f"`},
+		{`{"enum":["a","\u007f"]}`, `"\u007f"`},
+		{`{"type":"object","additionalProperties":false,"properties":{"\u007f":{"type":"null"}}}`, `{"\u007f": null}`},
+	} {
+		worst, err := WorstCase([]byte(tt.schema), Options{ASCIIOnly: true})
+		if err != nil || worst < int64(len(tt.python)) {
+			t.Errorf("WorstCase(%s, ASCIIOnly) = %d, %v; below %s (%d bytes) as json.dumps writes it", tt.schema, worst, err, tt.python, len(tt.python))
+		}
+	}
+}

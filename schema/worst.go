@@ -42,7 +42,8 @@ type Options struct {
 	// ASCIIOnly assumes encoders that escape every non-ASCII character, as
 	// Python's json.dumps does by default: a character outside the Basic
 	// Multilingual Plane then takes 12 bytes (a surrogate pair of \u
-	// escapes), any other non-ASCII character 6. The MCP SDKs for Go,
+	// escapes), any other non-ASCII character 6, and DEL (U+007F, which
+	// json.dumps escapes too) 6. The MCP SDKs for Go,
 	// TypeScript and Python write UTF-8 and need no such assumption.
 	ASCIIOnly bool
 }
@@ -170,6 +171,8 @@ func (w *walker) stringValue(str string) int64 {
 		case r == '"' || r == '\\':
 			n += 2
 		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029:
+			n += 6
+		case w.o.ASCIIOnly && r == 0x7f: // outside space to tilde: \u007f
 			n += 6
 		case r < utf8.RuneSelf:
 			n++
