@@ -80,3 +80,27 @@ func TestWorstCaseASCIIOnlyEscapesDEL(t *testing.T) {
 		}
 	}
 }
+
+// TestWorstCaseLoneSurrogateEscape pins the trap of measuring a string of
+// the schema after Go's decoder has read it: a lone surrogate escape
+// (\ud800) becomes U+FFFD, 3 bytes of UTF-8, while JavaScript and Python
+// keep the lone surrogate and write it back as \ud800, 6 bytes. A string
+// half of an emoji cut by String.prototype.slice is one.
+func TestWorstCaseLoneSurrogateEscape(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ schema, js string }{
+		{`{"const":"\ud800\ud800"}`, `"\ud800\ud800"`},
+		{`{"enum":["\udc00x"]}`, `"\udc00x"`},
+		{`{"const":{"a":"\ud83d"}}`, `{"a": "\ud83d"}`},
+	} {
+		worst, err := WorstCase([]byte(tt.schema), Options{})
+		if err != nil || worst < int64(len(tt.js)) {
+			t.Errorf("WorstCase(%s) = %d, %v; below %s (%d bytes) as JSON.stringify writes it", tt.schema, worst, err, tt.js, len(tt.js))
+		}
+	}
+	// The tool's name is in the request too.
+	reports, err := AuditTools([]byte(`{"tools":[{"name":"t\ud800","inputSchema":{"type":"null"}},{"name":"tx","inputSchema":{"type":"null"}}]}`), Options{})
+	if err != nil || len(reports) != 2 || reports[0].WorstRequest < reports[1].WorstRequest+5 {
+		t.Errorf("AuditTools(a name with a lone surrogate) = %+v, %v; want 5 bytes more than for the name tx", reports, err)
+	}
+}

@@ -33,7 +33,9 @@ import (
 // U+2028 and U+2029, all written as \uXXXX; any other character is at most
 // 4 bytes of UTF-8, or 2 for an escaped quote or backslash. Strings given in
 // the schema (property names, const and enum values) are counted exactly,
-// by the longest form an encoder in use gives each character.
+// by the longest form an encoder in use gives each character; U+FFFD counts
+// 6 bytes, since Go reads a lone surrogate escape (\ud800, which
+// JavaScript and Python keep and write back as such) as U+FFFD.
 //
 // Bounds never read pattern, format, contentEncoding, not, if/then/else or
 // dependent schemas: those only remove instances, so ignoring them only
@@ -176,6 +178,8 @@ func (w *walker) stringValue(str string) int64 {
 			n += 6
 		case r < utf8.RuneSelf:
 			n++
+		case r == utf8.RuneError: // may stand for a lone surrogate: \ud800
+			n += 6
 		case w.o.ASCIIOnly && r > 0xffff:
 			n += 12
 		case w.o.ASCIIOnly:
