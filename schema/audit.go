@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -51,7 +52,58 @@ func parse(doc []byte) (any, error) {
 	if d.More() {
 		return nil, fmt.Errorf("schema: data after the document")
 	}
+	if at := mergedKey(doc); at >= 0 {
+		return nil, fmt.Errorf("schema: the object key at byte %d holds a lone surrogate escape or bytes that are not UTF-8: "+
+			"Go reads them as U+FFFD, merging keys that JavaScript and Python keep apart", at)
+	}
 	return v, nil
+}
+
+// mergedKey returns the offset of the first object key in doc, a valid
+// JSON text, that Go's decoder does not keep as written: one with a lone
+// surrogate escape (\ud800) or bytes that are not UTF-8, both read as
+// U+FFFD, so that two keys apart elsewhere become one. -1 when there is
+// none. The scan is linear in the length of doc.
+func mergedKey(doc []byte) int {
+	for i := 0; i < len(doc); i++ {
+		if doc[i] != '"' {
+			continue
+		}
+		start, lossy := i, false
+		for i++; doc[i] != '"'; i++ {
+			if doc[i] != '\\' {
+				continue
+			}
+			i++
+			if doc[i] != 'u' {
+				continue
+			}
+			r, _ := strconv.ParseUint(string(doc[i+1:i+5]), 16, 32)
+			i += 4
+			switch {
+			case r >= 0xd800 && r < 0xdc00 && i+6 < len(doc) && doc[i+1] == '\\' && doc[i+2] == 'u':
+				lo, _ := strconv.ParseUint(string(doc[i+3:i+7]), 16, 32)
+				if lo >= 0xdc00 && lo < 0xe000 {
+					i += 6 // a pair
+				} else {
+					lossy = true
+				}
+			case r >= 0xd800 && r < 0xe000:
+				lossy = true
+			}
+		}
+		if !lossy && utf8.Valid(doc[start:i]) {
+			continue
+		}
+		j := i + 1
+		for j < len(doc) && (doc[j] == ' ' || doc[j] == '\t' || doc[j] == '\n' || doc[j] == '\r') {
+			j++
+		}
+		if j < len(doc) && doc[j] == ':' {
+			return start
+		}
+	}
+	return -1
 }
 
 // Audit returns every place in the JSON Schema doc that admits input of
@@ -64,7 +116,10 @@ func parse(doc []byte) (any, error) {
 // The walk visits each schema object of the document once, whatever its
 // $refs, and writes a path out only for a finding; at most 100 findings
 // are written, then one more (at "/") says how many places were left out.
-// Time and memory are linear in the size of doc.
+// Time and memory are linear in the size of doc. A document that is not
+// JSON, or that has an object key Go's decoder cannot keep apart from
+// others (a lone surrogate escape, bytes that are not UTF-8), is an error,
+// for Audit, [WorstCase], [AuditTool] and [AuditTools] alike.
 func Audit(doc []byte) ([]Finding, error) {
 	root, err := parse(doc)
 	if err != nil {

@@ -104,3 +104,38 @@ func TestWorstCaseLoneSurrogateEscape(t *testing.T) {
 		t.Errorf("AuditTools(a name with a lone surrogate) = %+v, %v; want 5 bytes more than for the name tx", reports, err)
 	}
 }
+
+// TestAuditLoneSurrogateKeysDoNotMerge pins the trap of keys that Go's
+// decoder merges: "\ud800" and "\udc00" both become U+FFFD, so a closed
+// object with the two properties was bounded as if it had one, while
+// JavaScript and Python keep both and accept an instance with both. Such a
+// document cannot be read faithfully by encoding/json: it is refused, as
+// broken JSON is, by Audit, WorstCase, AuditTool and AuditTools alike.
+func TestAuditLoneSurrogateKeysDoNotMerge(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ schema, js string }{
+		{`{"type":"object","additionalProperties":false,"properties":{"\ud800":{"type":"string","maxLength":10},"\udc00":{"type":"string","maxLength":10}}}`,
+			`{"\ud800": "\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001", "\udc00": "\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001"}`},
+		{`{"const":{"a\udbff":1,"a\udfff":2}}`, `{"a\udbff": 1, "a\udfff": 2}`},
+		{"{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"\xe2\x82\":{\"type\":\"null\"},\"\xef\xbf\xbd\xef\xbf\xbd\":{\"type\":\"null\"}}}",
+			"{\"\ufffd\": null, \"\ufffd\ufffd\": null}"}, // WHATWG decodes E2 82 as one U+FFFD, Go as two
+	} {
+		worst, err := WorstCase([]byte(tt.schema), Options{})
+		if err == nil && worst < int64(len(tt.js)) {
+			t.Errorf("WorstCase(%q) = %d, below %s (%d bytes), valid in JavaScript", tt.schema, worst, tt.js, len(tt.js))
+		}
+		_, aerr := Audit([]byte(tt.schema))
+		_, terr := AuditTool("t", []byte(tt.schema), Options{})
+		_, lerr := AuditTools([]byte(`{"tools":[{"name":"t","inputSchema":`+tt.schema+`}]}`), Options{})
+		if (err == nil) != (aerr == nil) || (err == nil) != (terr == nil) || (err == nil) != (lerr == nil) {
+			t.Errorf("%q: WorstCase %v, Audit %v, AuditTool %v, AuditTools %v: want one answer", tt.schema, err, aerr, terr, lerr)
+		}
+	}
+	// A lone surrogate in a string that is not a key, and a pair in a
+	// key, are read.
+	for _, doc := range []string{`{"const":"\ud800","description":"\udc00"}`, `{"type":"object","additionalProperties":false,"properties":{"\ud83d\ude00":{"type":"null"}}}`} {
+		if _, err := WorstCase([]byte(doc), Options{}); err != nil {
+			t.Errorf("WorstCase(%s) = %v", doc, err)
+		}
+	}
+}
