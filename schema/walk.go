@@ -272,8 +272,12 @@ func (w *walker) typed(at *ptr, s map[string]any) *bound {
 		return open(at, KindInvalid, "type is neither a type name nor a list of them")
 	}
 	var bs []*bound
+	seen := map[string]bool{}
 	for _, t := range ts {
-		bs = append(bs, sealed(at, w.typeBound(at, t, s)))
+		if !seen[t] { // once each: an object's walk is as long as its properties
+			seen[t] = true
+			bs = append(bs, sealed(at, w.typeBound(at, t, s)))
+		}
 	}
 	return most(bs)
 }
