@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/boundhttp/boundhttp/limits"
 )
 
 // TestWorstCasePythonWholeFloatInExponentForm pins the trap of counting a
@@ -174,5 +176,25 @@ func TestAuditRepeatedTypeIsLinear(t *testing.T) {
 	t.Logf("%d bytes: %d MB allocated", len(doc), alloc>>20)
 	if limit := uint64(100 * len(doc)); alloc > limit {
 		t.Errorf("auditing %d bytes allocated %d bytes, want at most %d", len(doc), alloc, limit)
+	}
+}
+
+// TestToolReportCheckEchoesName pins the trap of quoting a peer's string
+// whole: a tool whose bounded input does not fit the budget was named in
+// the error with %q of its full name, a megabyte of text in a log record
+// when a server chose such a name. The name is cut as limits.Echo cuts it,
+// in both errors of Check.
+func TestToolReportCheckEchoesName(t *testing.T) {
+	t.Parallel()
+	name := strings.Repeat("n", 1<<20)
+	for _, doc := range []string{`{"type":"string","maxLength":100000}`, `{"type":"string"}`} {
+		r, err := AuditTool(name, []byte(doc), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.Check(limits.Budget{MaxWireBytes: 1024, MaxDecodedBytes: 1024}, DefaultHeadroom)
+		if err == nil || len(err.Error()) > 2048 {
+			t.Errorf("Check(%s) error is %d bytes, want an error of at most 2048", doc, len(fmt.Sprint(err)))
+		}
 	}
 }
