@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -133,14 +134,19 @@ func escapeToken(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
-// resolve returns the target of a local $ref ("#", "#/$defs/x") and where
-// it is (nil for the root).
+// resolve returns the target of a local $ref ("#", "#/$defs/x",
+// "#/$defs/a%20b") and where it is (nil for the root).
 func resolve(root any, ref string) (any, *ptr, bool) {
 	if !strings.HasPrefix(ref, "#") {
 		return nil, nil, false
 	}
 	cur := root
-	p := strings.TrimPrefix(ref, "#")
+	// The fragment is percent-decoded before it is read as a pointer
+	// (RFC 6901, section 6), as validators do: %25 is "%", %2F a "/".
+	p, err := url.PathUnescape(strings.TrimPrefix(ref, "#"))
+	if err != nil {
+		return nil, nil, false
+	}
 	if p == "" {
 		return root, nil, true
 	}

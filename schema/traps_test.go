@@ -198,3 +198,23 @@ func TestToolReportCheckEchoesName(t *testing.T) {
 		}
 	}
 }
+
+// TestWorstCaseRefIsPercentDecoded pins the trap of reading a $ref's
+// fragment as a JSON Pointer without decoding it first: the fragment is
+// part of a URI (RFC 6901, section 6), and validators (Ajv, Python's
+// jsonschema) percent-decode it, so "#/$defs/a%25" is the definition "a%",
+// not "a%25". The bound was that of the wrong definition.
+func TestWorstCaseRefIsPercentDecoded(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("<", 100)
+	checkNotBelow(t, `{"$ref":"#/$defs/a%25","$defs":{"a%25":{"type":"string","maxLength":1},"a%":{"type":"string","maxLength":100}}}`, Options{}, long)
+	checkNotBelow(t, `{"$ref":"#/$defs/a%2Fb","$defs":{"a%2Fb":{"type":"null"},"a":{"b":{"type":"string","maxLength":100}}}}`, Options{}, long)
+	// A space, written %20 as a URI needs, is found.
+	if n, err := WorstCase([]byte(`{"$ref":"#/$defs/a%20b","$defs":{"a b":{"type":"null"}}}`), Options{}); err != nil || n != 4 {
+		t.Errorf("WorstCase($ref #/$defs/a%%20b) = %d, %v; want 4", n, err)
+	}
+	// A fragment that does not decode is not resolved.
+	if _, err := WorstCase([]byte(`{"$ref":"#/$defs/a%zz","$defs":{"a%zz":{"type":"null"}}}`), Options{}); err == nil {
+		t.Errorf("WorstCase($ref #/$defs/a%%zz) = nil error, want ErrUnbounded (unresolved)")
+	}
+}
