@@ -135,46 +135,50 @@ func escapeToken(s string) string {
 }
 
 // resolve returns the target of a local $ref ("#", "#/$defs/x",
-// "#/$defs/a%20b") and where it is (nil for the root).
-func resolve(root any, ref string) (any, *ptr, bool) {
+// "#/$defs/a%20b"), read in the current resource, where it is (nil for the
+// root), and the resource it is in and where that is.
+func (w *walker) resolve(ref string) (target any, to *ptr, base any, baseAt *ptr, ok bool) {
 	if !strings.HasPrefix(ref, "#") {
-		return nil, nil, false
+		return nil, nil, nil, nil, false
 	}
-	cur := root
+	cur, at := w.base, w.baseAt
+	base, baseAt = cur, at
 	// The fragment is percent-decoded before it is read as a pointer
 	// (RFC 6901, section 6), as validators do: %25 is "%", %2F a "/".
 	p, err := url.PathUnescape(strings.TrimPrefix(ref, "#"))
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, nil, nil, false
 	}
 	if p == "" {
-		return root, nil, true
+		return cur, at, base, baseAt, true
 	}
 	if !strings.HasPrefix(p, "/") {
-		return nil, nil, false
+		return nil, nil, nil, nil, false
 	}
-	var at *ptr
 	for _, tok := range strings.Split(p[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch c := cur.(type) {
 		case map[string]any:
 			v, ok := c[tok]
 			if !ok {
-				return nil, nil, false
+				return nil, nil, nil, nil, false
 			}
 			cur = v
 		case []any:
 			i, err := strconv.Atoi(tok)
 			if err != nil || i < 0 || i >= len(c) {
-				return nil, nil, false
+				return nil, nil, nil, nil, false
 			}
 			cur = c[i]
 		default:
-			return nil, nil, false
+			return nil, nil, nil, nil, false
 		}
 		at = at.to(escapeToken(tok))
+		if m, ok := cur.(map[string]any); ok && w.resource(m) {
+			base, baseAt = m, at // the target lies in this resource
+		}
 	}
-	return cur, at, true
+	return cur, at, base, baseAt, true
 }
 
 func has(s map[string]any, k string) bool { _, ok := s[k]; return ok }

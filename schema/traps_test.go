@@ -218,3 +218,36 @@ func TestWorstCaseRefIsPercentDecoded(t *testing.T) {
 		t.Errorf("WorstCase($ref #/$defs/a%%zz) = nil error, want ErrUnbounded (unresolved)")
 	}
 }
+
+// TestWorstCaseRefResolvesInItsResource pins the trap of resolving every
+// "#..." $ref against the document's root: a subschema with its own $id
+// is a schema resource of its own, and a fragment $ref within it refers to
+// that resource (JSON Schema 2020-12, section 8.2.1), so the definitions
+// below that a validator uses are the inner ones, of 100 characters, while
+// the bound was that of the root's, of 1.
+func TestWorstCaseRefResolvesInItsResource(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("<", 100)
+	inner := `{"$id":"https://example.com/inner","$defs":{"s":{"type":"string","maxLength":100}},"type":"object","additionalProperties":false,"properties":{"a":{"$ref":"#/$defs/s"}}}`
+	root := `"$defs":{"s":{"type":"string","maxLength":1},"inner":` + inner + `}`
+	for _, tt := range []struct {
+		schema string
+		v      any
+	}{
+		// Reached by walking into it.
+		{`{"type":"object","additionalProperties":false,"properties":{"p":` + inner + `},` + root + `}`, map[string]any{"p": map[string]any{"a": long}}},
+		// Reached by a $ref from the root, into it and below it.
+		{`{"$ref":"#/$defs/inner",` + root + `}`, map[string]any{"a": long}},
+		{`{"$ref":"#/$defs/inner/properties/a",` + root + `}`, long},
+		// $ref beside $id: in 2020-12 the $ref is resolved against the $id.
+		{`{"type":"array","maxItems":1,"items":{"$id":"https://example.com/i","$ref":"#/$defs/s","$defs":{"s":{"type":"string","maxLength":100}}},"$defs":{"s":{"type":"string","maxLength":1}}}`, []any{long}},
+	} {
+		checkNotBelow(t, tt.schema, Options{}, tt.v)
+	}
+	// An $id that is only a fragment (an anchor in draft-07) starts no
+	// resource.
+	doc := `{"type":"array","maxItems":1,"items":{"$id":"#a","$ref":"#/$defs/s"},"$defs":{"s":{"type":"null"}}}`
+	if n, err := WorstCase([]byte(doc), Options{}); err != nil || n != 6 {
+		t.Errorf("WorstCase(%s) = %d, %v; want 6", doc, n, err)
+	}
+}

@@ -94,10 +94,16 @@ type walker struct {
 	// noPrefix: the dialect predates prefixItems (drafts 3 to 2019-09),
 	// whose validators apply items to every item.
 	noPrefix bool
+	// oldID: the dialect names a resource with id, not $id (drafts 3, 4).
+	oldID bool
 	// Each schema object is walked once: its bound is kept by identity,
 	// and the ones being walked are busy, to spot recursion.
 	memo map[uintptr]*bound
 	busy map[uintptr]bool
+	// base is the schema resource a "#..." $ref is resolved in: the
+	// nearest enclosing schema with an $id, or the root; baseAt is where.
+	base   any
+	baseAt *ptr
 }
 
 // maxFindings is the most findings a walk writes out; one more then says
@@ -107,13 +113,14 @@ const maxFindings = 100
 // walk returns the worst-case size of an instance of root, or unbounded
 // and the findings that say why (sorted by path, none when bounded).
 func walk(root any, o Options) (int64, []Finding) {
-	w := &walker{root: root, o: o, memo: map[uintptr]*bound{}, busy: map[uintptr]bool{}}
+	w := &walker{root: root, o: o, memo: map[uintptr]*bound{}, busy: map[uintptr]bool{}, base: root}
 	if m, ok := root.(map[string]any); ok {
 		d, _ := m["$schema"].(string)
 		for _, old := range []string{"draft-04", "draft-06", "draft-07"} {
 			w.refOnly = w.refOnly || strings.Contains(d, old)
 		}
 		w.noPrefix = w.refOnly || strings.Contains(d, "draft-03") || strings.Contains(d, "2019-09")
+		w.oldID = strings.Contains(d, "draft-03") || strings.Contains(d, "draft-04")
 	}
 	b := w.node(nil, root)
 	if b.n != unbounded {
@@ -171,7 +178,12 @@ func (w *walker) node(at *ptr, v any) *bound {
 		return b
 	}
 	w.busy[id] = true
+	base, baseAt := w.base, w.baseAt
+	if w.resource(m) {
+		w.base, w.baseAt = m, at
+	}
 	b := sealed(at, w.schema(at, m))
+	w.base, w.baseAt = base, baseAt
 	delete(w.busy, id)
 	w.memo[id] = b
 	return b
@@ -242,15 +254,34 @@ func kindOf(v any) string {
 	return "a number"
 }
 
+// resource reports whether the schema s is a schema resource of its own,
+// in which a "#..." $ref is resolved: it has an $id (id in drafts 3 and 4)
+// that is more than a fragment, not beside a $ref that makes it ignored.
+func (w *walker) resource(s map[string]any) bool {
+	if w.refOnly && has(s, "$ref") {
+		return false
+	}
+	id, ok := s["$id"].(string)
+	if w.oldID {
+		id, ok = s["id"].(string)
+	}
+	uri, _, _ := strings.Cut(id, "#")
+	return ok && uri != ""
+}
+
 func (w *walker) ref(at *ptr, ref string) *bound {
-	target, to, ok := resolve(w.root, ref)
+	target, to, base, baseAt, ok := w.resolve(ref)
 	if !ok {
 		return open(at, KindUnresolved, "$ref %q cannot be resolved in this document", limits.Echo(ref))
 	}
 	if m, ok := target.(map[string]any); ok && w.busy[reflect.ValueOf(m).Pointer()] {
 		return open(at, KindRecursive, "recursive $ref %q: nesting has no ceiling", limits.Echo(ref))
 	}
-	return w.node(to, target)
+	saved, savedAt := w.base, w.baseAt
+	w.base, w.baseAt = base, baseAt
+	b := w.node(to, target)
+	w.base, w.baseAt = saved, savedAt
+	return b
 }
 
 // typed bounds an instance by the type keyword: the largest of its types.
