@@ -45,7 +45,9 @@ type Options struct {
 	// Python's json.dumps does by default: a character outside the Basic
 	// Multilingual Plane then takes 12 bytes (a surrogate pair of \u
 	// escapes), any other non-ASCII character 6, and DEL (U+007F, which
-	// json.dumps escapes too) 6. The MCP SDKs for Go,
+	// json.dumps escapes too) 6. Whether a schema has a bound at all does
+	// not depend on it: one whose largest instance under ASCIIOnly passes
+	// 2^63 bytes has none under any options. The MCP SDKs for Go,
 	// TypeScript and Python write UTF-8 and need no such assumption.
 	ASCIIOnly bool
 }
