@@ -21,7 +21,8 @@ const (
 	KindRecursive  = "recursive-ref"
 	KindUnresolved = "unresolved-ref"
 	// KindInvalid is a keyword the audit cannot read as a ceiling: an
-	// unknown type, a value where a schema is expected.
+	// unknown type, a value where a schema is expected, or schemas nested
+	// more than 10,000 deep through a chain of $refs.
 	KindInvalid = "invalid-schema"
 )
 

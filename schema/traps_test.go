@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -276,5 +277,41 @@ func TestAuditAgreesUnderASCIIOnly(t *testing.T) {
 				t.Errorf("%s, %+v: Audit %v, WorstCase %d %v, AuditTool %v: want one answer", doc, o, findings, n, werr, r.Findings)
 			}
 		}
+	}
+}
+
+// TestAuditRefChainIsShallow pins the trap of following $ref on the call
+// stack without a floor: JSON nesting stops at 10,000 levels in
+// encoding/json, but a chain of definitions, each a $ref to the next, is
+// as deep as it is long. 100,000 of them (3.3 MB) took 6 s and 128 MB of
+// stack (the garbage collector scans the whole stack at every cycle), and
+// a chain of a million would pass Go's 1 GB stack limit, a fatal error no
+// recover catches. The walk stops 10,000 schemas deep with a finding: an
+// over-approximation, safe, and linear (the time is logged, not asserted:
+// the finding says that the walk stopped).
+func TestAuditRefChainIsShallow(t *testing.T) {
+	t.Parallel()
+	const n = 100000
+	var b strings.Builder
+	b.WriteString(`{"$ref":"#/$defs/0","$defs":{`)
+	for i := range n {
+		fmt.Fprintf(&b, `"%d":{"$ref":"#/$defs/%d"},`, i, i+1)
+	}
+	fmt.Fprintf(&b, `"%d":{"type":"null"}}}`, n)
+	doc := []byte(b.String())
+	start := time.Now()
+	findings, err := Audit(doc)
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d bytes, a chain of %d $refs: %v", len(doc), n, elapsed)
+	if len(findings) != 1 || findings[0].Kind != KindInvalid || !strings.Contains(findings[0].Message, "10000") {
+		t.Errorf("Audit(a chain of %d $refs) = %v, want one finding that the nesting passes 10000", n, findings)
+	}
+	// A chain within the floor is followed to its end.
+	short := strings.Replace(string(doc), `"9000":{"$ref":"#/$defs/9001"}`, `"9000":{"type":"string","maxLength":1}`, 1)
+	if w, err := WorstCase([]byte(short), Options{}); err != nil || w != 8 {
+		t.Errorf("WorstCase(a chain of 9000 $refs to a string of 1) = %d, %v; want 8", w, err)
 	}
 }

@@ -106,6 +106,13 @@ type walker struct {
 	baseAt *ptr
 }
 
+// maxDepth is the most schemas the walk holds open at once, as many as
+// the levels of nesting encoding/json reads: deeper nesting only comes from
+// a chain of $refs, which the walk would otherwise follow on the call
+// stack as far as it goes (a million of them pass Go's 1 GB stack limit).
+// Deeper is unbounded, with a finding: a safe over-approximation.
+const maxDepth = 10000
+
 // maxFindings is the most findings a walk writes out; one more then says
 // how many were left out.
 const maxFindings = 100
@@ -194,6 +201,9 @@ func (w *walker) node(at *ptr, v any) *bound {
 	id := reflect.ValueOf(m).Pointer()
 	if b, ok := w.memo[id]; ok {
 		return b
+	}
+	if len(w.busy) >= maxDepth { // not kept: a shallower path may walk it
+		return open(at, KindInvalid, "schemas nested more than %d deep (through $ref): no bound is computed below", maxDepth)
 	}
 	w.busy[id] = true
 	base, baseAt := w.base, w.baseAt
