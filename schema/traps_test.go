@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -313,5 +314,25 @@ func TestAuditRefChainIsShallow(t *testing.T) {
 	short := strings.Replace(string(doc), `"9000":{"$ref":"#/$defs/9001"}`, `"9000":{"type":"string","maxLength":1}`, 1)
 	if w, err := WorstCase([]byte(short), Options{}); err != nil || w != 8 {
 		t.Errorf("WorstCase(a chain of 9000 $refs to a string of 1) = %d, %v; want 8", w, err)
+	}
+}
+
+// TestCheckBudgetRefusesNaNHeadroom pins the trap of "headroom < 0" as the
+// only check: NaN passes it, and float64(worst)*NaN converted to int64 is
+// whatever the platform makes of it (0 on arm64, so the headroom vanished
+// and a request that fills the budget passed; math.MinInt64 on amd64, an
+// error that claimed a need of 2^63-1 bytes). Infinite headroom likewise.
+func TestCheckBudgetRefusesNaNHeadroom(t *testing.T) {
+	t.Parallel()
+	b := limits.Budget{MaxWireBytes: 1000, MaxDecodedBytes: 1000}
+	for _, h := range []float64{math.NaN(), math.Inf(1)} {
+		err := CheckBudget(1000, b, h)
+		if err == nil || !strings.Contains(err.Error(), "invalid headroom") {
+			t.Errorf("CheckBudget(1000, 1000, %v) = %v, want an invalid headroom error", h, err)
+		}
+	}
+	// A headroom that takes the need past 2^63 is a need that fits nothing.
+	if err := CheckBudget(1<<40, limits.Budget{MaxWireBytes: math.MaxInt64, MaxDecodedBytes: math.MaxInt64}, 1e10); err == nil {
+		t.Errorf("CheckBudget(2^40 with headroom 1e10, limits 2^63-1) = nil")
 	}
 }
