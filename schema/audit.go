@@ -51,10 +51,12 @@ func parse(doc []byte) (any, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	if d.More() {
+	// Only white space may follow (More is false before a stray ] or }).
+	end := d.InputOffset()
+	if len(bytes.TrimLeft(doc[end:], " \t\r\n")) > 0 {
 		return nil, fmt.Errorf("schema: data after the document")
 	}
-	if at := mergedKey(doc); at >= 0 {
+	if at := mergedKey(doc[:end]); at >= 0 {
 		return nil, fmt.Errorf("schema: the object key at byte %d holds a lone surrogate escape or bytes that are not UTF-8: "+
 			"Go reads them as U+FFFD, merging keys that JavaScript and Python keep apart", at)
 	}

@@ -336,3 +336,20 @@ func TestCheckBudgetRefusesNaNHeadroom(t *testing.T) {
 		t.Errorf("CheckBudget(2^40 with headroom 1e10, limits 2^63-1) = nil")
 	}
 }
+
+// TestParseRefusesDataAfterABracket pins the trap of Decoder.More as the
+// check for trailing data: it is false before a stray ] or }, so
+// {"type":"null"}] was audited as if the ] were not there (and the key
+// scan, which trusts a valid document, read past the end of ""]", a
+// panic the fuzzer found).
+func TestParseRefusesDataAfterABracket(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{`{"type":"null"}]`, `{"type":"null"} }`, `""]"`, `{"type":"null"} x`} {
+		if _, err := Audit([]byte(doc)); err == nil {
+			t.Errorf("Audit(%s) = nil error, want data after the document", doc)
+		}
+	}
+	if _, err := Audit([]byte(" {\"type\":\"null\"} \n\t")); err != nil {
+		t.Errorf("Audit(with white space around) = %v", err)
+	}
+}
