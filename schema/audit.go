@@ -118,8 +118,9 @@ func mergedKey(doc []byte) int {
 // finding.
 //
 // The walk visits each schema object of the document once, whatever its
-// $refs, and writes a path out only for a finding; at most 100 findings
-// are written, then one more (at "/") says how many places were left out.
+// $refs, and writes a path out only for a finding; at most 100 findings,
+// and paths of about 1 MiB in all, are written, then one more (at "/")
+// says how many places were left out.
 // Time and memory are linear in the size of doc. A document that is not
 // JSON, or that has an object key Go's decoder cannot keep apart from
 // others (a lone surrogate escape, bytes that are not UTF-8), is an error,

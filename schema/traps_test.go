@@ -353,3 +353,33 @@ func TestParseRefusesDataAfterABracket(t *testing.T) {
 		t.Errorf("Audit(with white space around) = %v", err)
 	}
 }
+
+// TestAuditFindingPathsAreBounded pins the trap of writing out a long
+// path once per finding: a property named with a megabyte of text, over
+// 101 strings without maxLength, gave 100 findings whose paths each began
+// with that megabyte: 100 MB of findings (and of ToolReport JSON) from a
+// 1 MB schema. Paths stay exact, but once they add up to a megabyte the
+// rest are counted, not written.
+func TestAuditFindingPathsAreBounded(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"type":"object","additionalProperties":false,"properties":{"` + strings.Repeat("k", 1<<20) + `":{"type":"object","additionalProperties":false,"properties":{`)
+	for i := range 101 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"a%d":{"type":"string"}`, i)
+	}
+	b.WriteString(`}}}}`)
+	findings, err := Audit([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, f := range findings {
+		total += len(f.Path) + len(f.Message)
+	}
+	if limit := 3 << 20; total > limit || len(findings) < 2 || !strings.Contains(findings[len(findings)-1].Message, "more places") {
+		t.Errorf("Audit: %d findings of %d bytes, want at most %d bytes and a last one that counts the rest", len(findings), total, limit)
+	}
+}

@@ -117,6 +117,11 @@ const maxDepth = 10000
 // how many were left out.
 const maxFindings = 100
 
+// maxPathBytes is the most bytes of paths a walk writes out: past it, the
+// remaining findings are counted as if past maxFindings, so that a long
+// key above many findings cannot multiply the output.
+const maxPathBytes = 1 << 20
+
 // widest is the most a size under ASCIIOnly can be, as a multiple of the
 // size of the same schema under other options: DEL takes 6 bytes for 1.
 const widest = 6
@@ -156,13 +161,13 @@ func walkAs(root any, o Options) (int64, []Finding) {
 
 // collect gathers the findings of b and its unbounded parts, each bound
 // once (parts are shared through $ref), without duplicates, at most
-// maxFindings of them: the time is linear in the number of bounds and in
-// the length of the paths written.
+// maxFindings of them and paths of about maxPathBytes: the time is linear
+// in the number of bounds and in the length of the paths written.
 func collect(b *bound) []Finding {
 	seen := map[*bound]bool{}
 	dup := map[note]bool{}
 	var out []Finding
-	left := 0
+	left, written := 0, 0
 	stack := []*bound{b}
 	for len(stack) > 0 {
 		b := stack[len(stack)-1]
@@ -174,11 +179,13 @@ func collect(b *bound) []Finding {
 		for _, n := range b.why {
 			switch {
 			case dup[n]:
-			case len(out) == maxFindings:
+			case len(out) == maxFindings || written >= maxPathBytes:
 				left++
 			default:
 				dup[n] = true
-				out = append(out, Finding{Path: n.at.String(), Kind: n.kind, Message: n.message})
+				path := n.at.String()
+				written += len(path)
+				out = append(out, Finding{Path: path, Kind: n.kind, Message: n.message})
 			}
 		}
 		stack = append(stack, b.kids...)
