@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -19,7 +21,8 @@ const (
 	KindRecursive  = "recursive-ref"
 	KindUnresolved = "unresolved-ref"
 	// KindInvalid is a keyword the audit cannot read as a ceiling: an
-	// unknown type, a value where a schema is expected.
+	// unknown type, a value where a schema is expected, or schemas nested
+	// more than 10,000 deep through a chain of $refs.
 	KindInvalid = "invalid-schema"
 )
 
@@ -48,10 +51,63 @@ func parse(doc []byte) (any, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	if d.More() {
+	// Only white space may follow (More is false before a stray ] or }).
+	end := d.InputOffset()
+	if len(bytes.TrimLeft(doc[end:], " \t\r\n")) > 0 {
 		return nil, fmt.Errorf("schema: data after the document")
 	}
+	if at := mergedKey(doc[:end]); at >= 0 {
+		return nil, fmt.Errorf("schema: the object key at byte %d holds a lone surrogate escape or bytes that are not UTF-8: "+
+			"Go reads them as U+FFFD, merging keys that JavaScript and Python keep apart", at)
+	}
 	return v, nil
+}
+
+// mergedKey returns the offset of the first object key in doc, a valid
+// JSON text, that Go's decoder does not keep as written: one with a lone
+// surrogate escape (\ud800) or bytes that are not UTF-8, both read as
+// U+FFFD, so that two keys apart elsewhere become one. -1 when there is
+// none. The scan is linear in the length of doc.
+func mergedKey(doc []byte) int {
+	for i := 0; i < len(doc); i++ {
+		if doc[i] != '"' {
+			continue
+		}
+		start, lossy := i, false
+		for i++; doc[i] != '"'; i++ {
+			if doc[i] != '\\' {
+				continue
+			}
+			i++
+			if doc[i] != 'u' {
+				continue
+			}
+			r, _ := strconv.ParseUint(string(doc[i+1:i+5]), 16, 32)
+			i += 4
+			switch {
+			case r >= 0xd800 && r < 0xdc00 && i+6 < len(doc) && doc[i+1] == '\\' && doc[i+2] == 'u':
+				lo, _ := strconv.ParseUint(string(doc[i+3:i+7]), 16, 32)
+				if lo >= 0xdc00 && lo < 0xe000 {
+					i += 6 // a pair
+				} else {
+					lossy = true
+				}
+			case r >= 0xd800 && r < 0xe000:
+				lossy = true
+			}
+		}
+		if !lossy && utf8.Valid(doc[start:i]) {
+			continue
+		}
+		j := i + 1
+		for j < len(doc) && (doc[j] == ' ' || doc[j] == '\t' || doc[j] == '\n' || doc[j] == '\r') {
+			j++
+		}
+		if j < len(doc) && doc[j] == ':' {
+			return start
+		}
+	}
+	return -1
 }
 
 // Audit returns every place in the JSON Schema doc that admits input of
@@ -62,9 +118,13 @@ func parse(doc []byte) (any, error) {
 // finding.
 //
 // The walk visits each schema object of the document once, whatever its
-// $refs, and writes a path out only for a finding; at most 100 findings
-// are written, then one more (at "/") says how many places were left out.
-// Time and memory are linear in the size of doc.
+// $refs, and writes a path out only for a finding; at most 100 findings,
+// and paths of about 1 MiB in all, are written, then one more (at "/")
+// says how many places were left out.
+// Time and memory are linear in the size of doc. A document that is not
+// JSON, or that has an object key Go's decoder cannot keep apart from
+// others (a lone surrogate escape, bytes that are not UTF-8), is an error,
+// for Audit, [WorstCase], [AuditTool] and [AuditTools] alike.
 func Audit(doc []byte) ([]Finding, error) {
 	root, err := parse(doc)
 	if err != nil {
@@ -78,42 +138,51 @@ func escapeToken(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
-// resolve returns the target of a local $ref ("#", "#/$defs/x") and where
-// it is (nil for the root).
-func resolve(root any, ref string) (any, *ptr, bool) {
+// resolve returns the target of a local $ref ("#", "#/$defs/x",
+// "#/$defs/a%20b"), read in the current resource, where it is (nil for the
+// root), and the resource it is in and where that is.
+func (w *walker) resolve(ref string) (target any, to *ptr, base any, baseAt *ptr, ok bool) {
 	if !strings.HasPrefix(ref, "#") {
-		return nil, nil, false
+		return nil, nil, nil, nil, false
 	}
-	cur := root
-	p := strings.TrimPrefix(ref, "#")
+	cur, at := w.base, w.baseAt
+	base, baseAt = cur, at
+	// The fragment is percent-decoded before it is read as a pointer
+	// (RFC 6901, section 6), as validators do: %25 is "%", %2F a "/".
+	p, err := url.PathUnescape(strings.TrimPrefix(ref, "#"))
+	if err != nil {
+		return nil, nil, nil, nil, false
+	}
 	if p == "" {
-		return root, nil, true
+		return cur, at, base, baseAt, true
 	}
 	if !strings.HasPrefix(p, "/") {
-		return nil, nil, false
+		return nil, nil, nil, nil, false
 	}
-	var at *ptr
 	for _, tok := range strings.Split(p[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch c := cur.(type) {
 		case map[string]any:
 			v, ok := c[tok]
 			if !ok {
-				return nil, nil, false
+				return nil, nil, nil, nil, false
 			}
 			cur = v
 		case []any:
 			i, err := strconv.Atoi(tok)
 			if err != nil || i < 0 || i >= len(c) {
-				return nil, nil, false
+				return nil, nil, nil, nil, false
 			}
 			cur = c[i]
 		default:
-			return nil, nil, false
+			return nil, nil, nil, nil, false
 		}
 		at = at.to(escapeToken(tok))
+		if m, ok := cur.(map[string]any); ok && w.resource(m) {
+			base, baseAt = m, at // the target lies in this resource
+		}
 	}
-	return cur, at, true
+	return cur, at, base, baseAt, true
 }
 
 func has(s map[string]any, k string) bool { _, ok := s[k]; return ok }

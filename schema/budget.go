@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -55,8 +56,16 @@ func CheckBudget(worst int64, b limits.Budget, headroom float64) error {
 	if headroom < 0 {
 		return fmt.Errorf("schema: negative headroom %v", headroom)
 	}
+	if math.IsNaN(headroom) || math.IsInf(headroom, 0) {
+		return fmt.Errorf("schema: invalid headroom %v", headroom)
+	}
 	b = b.WithDefaults()
-	need := add(worst, int64(float64(worst)*headroom+0.999999))
+	// The extra bytes, rounded up, saturate: a float64 beyond int64 does
+	// not convert to one, and a need that saturates fits no limit.
+	need := int64(unbounded)
+	if extra := float64(worst)*headroom + 0.999999; extra < math.MaxInt64 {
+		need = add(worst, int64(extra))
+	}
 	check := []struct {
 		name  string
 		limit int64
@@ -68,7 +77,7 @@ func CheckBudget(worst int64, b limits.Budget, headroom float64) error {
 		}{"MaxDecodedRunes", b.MaxDecodedRunes})
 	}
 	for _, c := range check {
-		if need > c.limit {
+		if need > c.limit || need == unbounded {
 			return fmt.Errorf("schema: the largest valid request is %d bytes (%d with %.0f%% headroom), above Budget.%s of %d",
 				worst, need, headroom*100, c.name, c.limit)
 		}

@@ -21,9 +21,20 @@ func (w *walker) str(at *ptr, s map[string]any) *bound {
 }
 
 // array bounds an array: at most maxItems items (or the length of a closed
-// tuple), the positional ones by their schemas, the rest by items.
+// tuple), the positional ones by their schemas, the rest by items. In a
+// dialect before 2020-12 prefixItems is not a keyword: the bound is the
+// larger of the readings with and without it, safe whichever a validator
+// takes.
 func (w *walker) array(at *ptr, s map[string]any) *bound {
-	tuple, key, closed := tupleOf(s)
+	b := w.arrayAs(at, s, true)
+	if w.noPrefix && has(s, "prefixItems") {
+		return most([]*bound{b, w.arrayAs(at, s, false)})
+	}
+	return b
+}
+
+func (w *walker) arrayAs(at *ptr, s map[string]any, prefix bool) *bound {
+	tuple, key, closed := tupleOf(s, prefix)
 	limit := int64(-1)
 	if v, ok := s["maxItems"]; ok {
 		n, ok := count(v)
@@ -53,9 +64,9 @@ func (w *walker) array(at *ptr, s map[string]any) *bound {
 
 // tupleOf returns the positional item schemas (prefixItems, or an items
 // array in drafts before 2020-12), the keyword that holds them, and
-// whether no item may follow them.
-func tupleOf(s map[string]any) ([]any, string, bool) {
-	if p, ok := s["prefixItems"].([]any); ok {
+// whether no item may follow them. prefixItems is read only when prefix.
+func tupleOf(s map[string]any, prefix bool) ([]any, string, bool) {
+	if p, ok := s["prefixItems"].([]any); ok && prefix {
 		return p, "prefixItems", s["items"] == false
 	}
 	if p, ok := s["items"].([]any); ok {

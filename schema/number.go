@@ -16,6 +16,22 @@ const NumberBytes = 25
 // may be written -0.0) and ".0" (Python writes a whole float as 5.0).
 const wholeExtra = 3
 
+// expDigits is the fewest integer digits of a whole number that Python
+// writes in exponent form when it holds it as a float: from 1e16 up, repr
+// gives -1.2345678901234568e+16 (23 bytes, more than 17 digits plus
+// [wholeExtra]).
+const expDigits = 17
+
+// wholeLen bounds how a client writes a whole number of d integer digits:
+// its digits plus [wholeExtra], or, from [expDigits] digits up, at least
+// [NumberBytes] (a float in exponent form).
+func wholeLen(d int64) int64 {
+	if d >= expDigits {
+		return max(add(d, wholeExtra), NumberBytes)
+	}
+	return add(d, wholeExtra)
+}
+
 // A decimal is a number literal read as 0.digits × 10^point, digits without
 // leading or trailing zeros (empty for zero). Reading it allocates nothing
 // that grows with the exponent: 1e999999999 is cheap.
@@ -93,13 +109,13 @@ func count(v any) (int64, bool) {
 }
 
 // numberLen bounds how a client writes the number of the literal lit (a
-// const or enum value): a whole number its digits plus [wholeExtra]
-// (1e9 is sent as 1000000000), any other number [NumberBytes], and never
-// less than the literal itself.
+// const or enum value): a whole number by [wholeLen] (1e9 is sent as
+// 1000000000), any other number [NumberBytes], and never less than the
+// literal itself.
 func numberLen(lit string) int64 {
 	d := parseDecimal(lit)
 	if d.whole() {
-		return max(int64(len(lit)), add(d.intDigits(), wholeExtra))
+		return max(int64(len(lit)), wholeLen(d.intDigits()))
 	}
 	return max(int64(len(lit)), NumberBytes)
 }
@@ -123,13 +139,13 @@ func rangeEnds(s map[string]any) (lo, hi []string) {
 }
 
 // endLen is the longest whole number on one side of a range bounded by
-// every literal of ends: the digits of the integer part of the tightest
-// end, plus [wholeExtra]. Of two limits on one side the tighter gives the
+// every literal of ends: [wholeLen] of the digits of the integer part of
+// the tightest end. Of two limits on one side the tighter gives the
 // shorter integers whenever the range is not empty, so the least is taken.
 func endLen(ends []string) int64 {
 	n := int64(unbounded)
 	for _, e := range ends {
-		n = min(n, add(parseDecimal(e).intDigits(), wholeExtra))
+		n = min(n, wholeLen(parseDecimal(e).intDigits()))
 	}
 	return n
 }

@@ -25,7 +25,7 @@ func (r ToolReport) Check(b limits.Budget, headroom float64) error {
 		return fmt.Errorf("tool %q: %w", limits.Echo(r.Name), unboundedError(r.Findings))
 	}
 	if err := CheckBudget(r.WorstRequest, b, headroom); err != nil {
-		return fmt.Errorf("tool %q: %w", r.Name, err)
+		return fmt.Errorf("tool %q: %w", limits.Echo(r.Name), err)
 	}
 	return nil
 }

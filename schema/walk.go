@@ -91,25 +91,66 @@ type walker struct {
 	o    Options
 	// refOnly: keywords beside $ref are ignored, as drafts 4 to 7 say.
 	refOnly bool
+	// noPrefix: the dialect predates prefixItems (drafts 3 to 2019-09),
+	// whose validators apply items to every item.
+	noPrefix bool
+	// oldID: the dialect names a resource with id, not $id (drafts 3, 4).
+	oldID bool
 	// Each schema object is walked once: its bound is kept by identity,
 	// and the ones being walked are busy, to spot recursion.
 	memo map[uintptr]*bound
 	busy map[uintptr]bool
+	// base is the schema resource a "#..." $ref is resolved in: the
+	// nearest enclosing schema with an $id, or the root; baseAt is where.
+	base   any
+	baseAt *ptr
 }
+
+// maxDepth is the most schemas the walk holds open at once, as many as
+// the levels of nesting encoding/json reads: deeper nesting only comes from
+// a chain of $refs, which the walk would otherwise follow on the call
+// stack as far as it goes (a million of them pass Go's 1 GB stack limit).
+// Deeper is unbounded, with a finding: a safe over-approximation.
+const maxDepth = 10000
 
 // maxFindings is the most findings a walk writes out; one more then says
 // how many were left out.
 const maxFindings = 100
 
+// maxPathBytes is the most bytes of paths a walk writes out: past it, the
+// remaining findings are counted as if past maxFindings, so that a long
+// key above many findings cannot multiply the output.
+const maxPathBytes = 1 << 20
+
+// widest is the most a size under ASCIIOnly can be, as a multiple of the
+// size of the same schema under other options: DEL takes 6 bytes for 1.
+const widest = 6
+
 // walk returns the worst-case size of an instance of root, or unbounded
 // and the findings that say why (sorted by path, none when bounded).
+// Whether there is a bound does not depend on o: it is decided for the
+// widest encoder (ASCIIOnly), so that Audit, which takes no options, agrees
+// with WorstCase under any. Only a size above 2^63/widest can differ, and
+// only then is the schema walked a second time.
 func walk(root any, o Options) (int64, []Finding) {
-	w := &walker{root: root, o: o, memo: map[uintptr]*bound{}, busy: map[uintptr]bool{}}
+	n, findings := walkAs(root, o)
+	if n != unbounded && !o.ASCIIOnly && n > unbounded/widest {
+		if m, wide := walkAs(root, Options{ASCIIOnly: true}); m == unbounded {
+			return m, wide
+		}
+	}
+	return n, findings
+}
+
+func walkAs(root any, o Options) (int64, []Finding) {
+	w := &walker{root: root, o: o, memo: map[uintptr]*bound{}, busy: map[uintptr]bool{}, base: root}
 	if m, ok := root.(map[string]any); ok {
 		d, _ := m["$schema"].(string)
 		for _, old := range []string{"draft-04", "draft-06", "draft-07"} {
 			w.refOnly = w.refOnly || strings.Contains(d, old)
 		}
+		w.noPrefix = w.refOnly || strings.Contains(d, "draft-03") || strings.Contains(d, "2019-09")
+		w.oldID = strings.Contains(d, "draft-03") || strings.Contains(d, "draft-04")
 	}
 	b := w.node(nil, root)
 	if b.n != unbounded {
@@ -120,13 +161,13 @@ func walk(root any, o Options) (int64, []Finding) {
 
 // collect gathers the findings of b and its unbounded parts, each bound
 // once (parts are shared through $ref), without duplicates, at most
-// maxFindings of them: the time is linear in the number of bounds and in
-// the length of the paths written.
+// maxFindings of them and paths of about maxPathBytes: the time is linear
+// in the number of bounds and in the length of the paths written.
 func collect(b *bound) []Finding {
 	seen := map[*bound]bool{}
 	dup := map[note]bool{}
 	var out []Finding
-	left := 0
+	left, written := 0, 0
 	stack := []*bound{b}
 	for len(stack) > 0 {
 		b := stack[len(stack)-1]
@@ -138,11 +179,13 @@ func collect(b *bound) []Finding {
 		for _, n := range b.why {
 			switch {
 			case dup[n]:
-			case len(out) == maxFindings:
+			case len(out) == maxFindings || written >= maxPathBytes:
 				left++
 			default:
 				dup[n] = true
-				out = append(out, Finding{Path: n.at.String(), Kind: n.kind, Message: n.message})
+				path := n.at.String()
+				written += len(path)
+				out = append(out, Finding{Path: path, Kind: n.kind, Message: n.message})
 			}
 		}
 		stack = append(stack, b.kids...)
@@ -166,8 +209,16 @@ func (w *walker) node(at *ptr, v any) *bound {
 	if b, ok := w.memo[id]; ok {
 		return b
 	}
+	if len(w.busy) >= maxDepth { // not kept: a shallower path may walk it
+		return open(at, KindInvalid, "schemas nested more than %d deep (through $ref): no bound is computed below", maxDepth)
+	}
 	w.busy[id] = true
+	base, baseAt := w.base, w.baseAt
+	if w.resource(m) {
+		w.base, w.baseAt = m, at
+	}
 	b := sealed(at, w.schema(at, m))
+	w.base, w.baseAt = base, baseAt
 	delete(w.busy, id)
 	w.memo[id] = b
 	return b
@@ -238,15 +289,34 @@ func kindOf(v any) string {
 	return "a number"
 }
 
+// resource reports whether the schema s is a schema resource of its own,
+// in which a "#..." $ref is resolved: it has an $id (id in drafts 3 and 4)
+// that is more than a fragment, not beside a $ref that makes it ignored.
+func (w *walker) resource(s map[string]any) bool {
+	if w.refOnly && has(s, "$ref") {
+		return false
+	}
+	id, ok := s["$id"].(string)
+	if w.oldID {
+		id, ok = s["id"].(string)
+	}
+	uri, _, _ := strings.Cut(id, "#")
+	return ok && uri != ""
+}
+
 func (w *walker) ref(at *ptr, ref string) *bound {
-	target, to, ok := resolve(w.root, ref)
+	target, to, base, baseAt, ok := w.resolve(ref)
 	if !ok {
 		return open(at, KindUnresolved, "$ref %q cannot be resolved in this document", limits.Echo(ref))
 	}
 	if m, ok := target.(map[string]any); ok && w.busy[reflect.ValueOf(m).Pointer()] {
 		return open(at, KindRecursive, "recursive $ref %q: nesting has no ceiling", limits.Echo(ref))
 	}
-	return w.node(to, target)
+	saved, savedAt := w.base, w.baseAt
+	w.base, w.baseAt = base, baseAt
+	b := w.node(to, target)
+	w.base, w.baseAt = saved, savedAt
+	return b
 }
 
 // typed bounds an instance by the type keyword: the largest of its types.
@@ -268,8 +338,12 @@ func (w *walker) typed(at *ptr, s map[string]any) *bound {
 		return open(at, KindInvalid, "type is neither a type name nor a list of them")
 	}
 	var bs []*bound
+	seen := map[string]bool{}
 	for _, t := range ts {
-		bs = append(bs, sealed(at, w.typeBound(at, t, s)))
+		if !seen[t] { // once each: an object's walk is as long as its properties
+			seen[t] = true
+			bs = append(bs, sealed(at, w.typeBound(at, t, s)))
+		}
 	}
 	return most(bs)
 }

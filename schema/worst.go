@@ -23,14 +23,19 @@ import (
 // not be whole, takes [NumberBytes]: clients are assumed to hold numbers as
 // float64 or int64 (Go, JavaScript, and Python floats do; a Python int
 // beyond 25 digits, or a decimal type that keeps every digit, is not
-// covered). multipleOf is not read.
+// covered). A whole number of 17 digits or more takes at least
+// [NumberBytes]: Python writes a float from 1e16 up in exponent form
+// (-1.2345678901234568e+16), longer than its digits plus 3. multipleOf is
+// not read.
 //
 // Strings: maxLength counts characters (code points), each taking at most
 // 6 bytes: a control character, or <, > and & under Go's HTML escaping, or
 // U+2028 and U+2029, all written as \uXXXX; any other character is at most
 // 4 bytes of UTF-8, or 2 for an escaped quote or backslash. Strings given in
 // the schema (property names, const and enum values) are counted exactly,
-// by the longest form an encoder in use gives each character.
+// by the longest form an encoder in use gives each character; U+FFFD counts
+// 6 bytes, since Go reads a lone surrogate escape (\ud800, which
+// JavaScript and Python keep and write back as such) as U+FFFD.
 //
 // Bounds never read pattern, format, contentEncoding, not, if/then/else or
 // dependent schemas: those only remove instances, so ignoring them only
@@ -39,7 +44,10 @@ type Options struct {
 	// ASCIIOnly assumes encoders that escape every non-ASCII character, as
 	// Python's json.dumps does by default: a character outside the Basic
 	// Multilingual Plane then takes 12 bytes (a surrogate pair of \u
-	// escapes), any other non-ASCII character 6. The MCP SDKs for Go,
+	// escapes), any other non-ASCII character 6, and DEL (U+007F, which
+	// json.dumps escapes too) 6. Whether a schema has a bound at all does
+	// not depend on it: one whose largest instance under ASCIIOnly passes
+	// 2^63 bytes has none under any options. The MCP SDKs for Go,
 	// TypeScript and Python write UTF-8 and need no such assumption.
 	ASCIIOnly bool
 }
@@ -168,8 +176,12 @@ func (w *walker) stringValue(str string) int64 {
 			n += 2
 		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029:
 			n += 6
+		case w.o.ASCIIOnly && r == 0x7f: // outside space to tilde: \u007f
+			n += 6
 		case r < utf8.RuneSelf:
 			n++
+		case r == utf8.RuneError: // may stand for a lone surrogate: \ud800
+			n += 6
 		case w.o.ASCIIOnly && r > 0xffff:
 			n += 12
 		case w.o.ASCIIOnly:
