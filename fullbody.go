@@ -1,39 +1,35 @@
 package boundhttp
 
 import (
-	"errors"
 	"io"
 
 	"github.com/boundhttp/boundhttp/internal/chunk"
 )
 
 // fullBody serves a verified, decoded body from memory, in the chunks it
-// was read into, and returns them to their pool on Close.
+// was read into, and returns them to their pool once it is closed and no
+// Read or WriteTo is in progress. Close is safe to call from another
+// goroutine while a Read runs; Read and WriteTo have one caller at a time.
 type fullBody struct {
-	chunks chunk.List // released by Close
+	g      readGuard
+	chunks chunk.List // released by whoever leaves the guard last
 	i, off int        // the next byte is chunks.Chunk(i)[off]
 	size   int64
 	c      *usageCell
-	guard  readGuard // Close from another goroutine during a Read
 }
-
-// errBodyClosed is returned by reads after Close.
-var errBodyClosed = errors.New("boundhttp: read on closed body")
 
 // newFullBody returns a body serving chunks, recording into c.
 func newFullBody(chunks chunk.List, c *usageCell) *fullBody {
 	return &fullBody{chunks: chunks, c: c, size: chunks.Size()}
 }
 
-// Read reads the next bytes. It may run while Close is called from another
-// goroutine; a Read after Close fails.
 func (f *fullBody) Read(p []byte) (int, error) {
-	if !f.guard.enter() {
-		return 0, errBodyClosed
+	if err := f.g.enter(); err != nil {
+		return 0, err
 	}
 	n, err := f.read(p)
-	if f.guard.leave() {
-		f.chunks.Release() // Close came during this Read
+	if f.g.leave() {
+		f.chunks.Release()
 	}
 	return n, err
 }
@@ -59,36 +55,37 @@ func (f *fullBody) advance(m int) {
 }
 
 // WriteTo writes the rest of the body to w without an intermediate buffer.
-// Like Read, it may run while Close is called; the chunks return to their
-// pool when it has returned.
+// A Close from another goroutine takes effect between writes.
 func (f *fullBody) WriteTo(w io.Writer) (int64, error) {
-	if !f.guard.enter() {
-		return 0, errBodyClosed
+	if err := f.g.enter(); err != nil {
+		return 0, err
 	}
-	n, err := f.writeTo(w)
-	if f.guard.leave() {
+	var n int64
+	var err error
+	for f.i < f.chunks.Len() && err == nil {
+		if f.g.closed() {
+			err = errBodyClosed
+			break
+		}
+		c := f.chunks.Chunk(f.i)[f.off:]
+		var m int
+		m, err = w.Write(c)
+		n += int64(m)
+		f.advance(m)
+		if m < len(c) && err == nil {
+			err = io.ErrShortWrite
+		}
+	}
+	if f.g.leave() {
 		f.chunks.Release()
 	}
 	return n, err
 }
 
-func (f *fullBody) writeTo(w io.Writer) (int64, error) {
-	var n int64
-	for f.i < f.chunks.Len() {
-		m, err := w.Write(f.chunks.Chunk(f.i)[f.off:])
-		n += int64(m)
-		f.advance(m)
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-// Close returns the chunks to their pool, or has the Read or WriteTo in
-// progress return them; reads after Close fail.
+// Close marks the body closed; reads after Close fail. The chunks return to
+// their pool now, or when the Read in progress returns.
 func (f *fullBody) Close() error {
-	if _, release := f.guard.close(); release {
+	if _, release := f.g.close(); release {
 		f.chunks.Release()
 	}
 	return nil

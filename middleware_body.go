@@ -30,8 +30,11 @@ type serverBody struct {
 // Read reads decoded bytes. It may run while Close is called from another
 // goroutine; a Read after Close returns [http.ErrBodyReadAfterClose].
 func (s *serverBody) Read(p []byte) (int, error) {
-	if !s.guard.enter() {
-		return 0, http.ErrBodyReadAfterClose
+	if err := s.guard.enter(); err != nil {
+		if err == errBodyClosed {
+			err = http.ErrBodyReadAfterClose
+		}
+		return 0, err
 	}
 	n, err := s.read(p)
 	if s.guard.leave() {

@@ -1,47 +1,64 @@
 package boundhttp
 
-import "sync"
+import (
+	"errors"
+	"sync/atomic"
+)
 
-// readGuard lets a body be closed from another goroutine while a Read is in
-// progress, as net/http's own bodies allow, without handing pooled state
-// (decoders, buffers, chunks) back while that Read can still touch it:
-// Close marks the body closed at once, and the pooled state is released
-// by Close only when no Read runs, else by that Read as it returns. A Read
-// that starts after Close touches nothing. The zero value is an open body.
+// errBodyClosed is returned by reads after Close, and by a Read that Close
+// cut short.
+var errBodyClosed = errors.New("boundhttp: read on closed body")
+
+// errConcurrentRead is returned by a Read that starts while another Read of
+// the same body is in progress. A body, like any io.Reader, has one reader
+// at a time; the guard turns the misuse into an error instead of a race on
+// the decoder.
+var errConcurrentRead = errors.New("boundhttp: concurrent Read on one body")
+
+// readGuard gives a body's pooled state (decoders, buffers, chunks) an owner
+// at every moment, when Close may come from another goroutine while a Read
+// is in progress (the ordinary way to abort a read in Go, as net/http's own
+// bodies and gzhttp's readGuard allow).
+//
+// A Read calls enter before it touches the state and leave after. Close
+// calls close, aborts what a blocked Read waits on, and releases the state
+// only if no Read is in progress; otherwise the Read, on exit, releases it.
+// Exactly one of them releases, after which nothing touches the state. The
+// cost is one compare-and-swap and one atomic add per Read.
 type readGuard struct {
-	mu      sync.Mutex
-	reading bool
-	closed  bool
+	state atomic.Int32 // guardClosed | guardReading
 }
 
-// enter starts a Read, or reports false when the body is closed.
-func (g *readGuard) enter() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return false
+const (
+	guardClosed  = 1
+	guardReading = 2
+)
+
+// enter marks a Read in progress, or reports why none may start.
+func (g *readGuard) enter() error {
+	if g.state.CompareAndSwap(0, guardReading) {
+		return nil
 	}
-	g.reading = true
-	return true
+	if g.state.Load()&guardClosed != 0 {
+		return errBodyClosed
+	}
+	return errConcurrentRead
 }
 
-// leave ends a Read and reports whether the Read must release the pooled
-// state: Close ran while it was in progress.
-func (g *readGuard) leave() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.reading = false
-	return g.closed
+// leave ends the Read that enter admitted. It reports whether the body was
+// closed while the Read was in progress, in which case the caller owns the
+// state and must release it.
+func (g *readGuard) leave() (release bool) {
+	return g.state.Add(-guardReading) == guardClosed
 }
 
-// close marks the body closed. It reports whether this is the first Close,
-// and whether the caller releases the pooled state now (no Read runs).
+// close marks the body closed. first reports whether this is the first
+// call; release whether the caller owns the state and must release it (no
+// Read was in progress).
 func (g *readGuard) close() (first, release bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return false, false
-	}
-	g.closed = true
-	return true, !g.reading
+	old := g.state.Or(guardClosed)
+	return old&guardClosed == 0, old == 0
 }
+
+// closed reports whether close was called.
+func (g *readGuard) closed() bool { return g.state.Load()&guardClosed != 0 }

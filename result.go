@@ -1,7 +1,6 @@
 package boundhttp
 
 import (
-	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -31,7 +30,17 @@ const (
 	// StatusPreview: at most N decoded bytes, never labelled complete. See
 	// [Preview].
 	StatusPreview Status = "preview"
+	// StatusUnverified: a body within the budget whose end could not be
+	// verified, so it may be cut short: a close-delimited body accepted with
+	// [Transport.AllowCloseDelimited], or a body that something between the
+	// Transport and the caller ended early. Never labelled complete.
+	StatusUnverified Status = "unverified"
 )
+
+// UnverifiedNotice is the statement every unverified Result carries.
+const UnverifiedNotice = "unverified: the end of this body could not be verified (the server ended it by closing the connection, " +
+	"with no length and no content-coding that marks its end), so it may be cut short. " +
+	"Do not use it for claims about what the document lacks, its length or how it ends."
 
 // PreviewNotice is the statement every preview carries.
 const PreviewNotice = "preview: at most the first %d decoded bytes of the body, not verified and possibly cut short. " +
@@ -47,11 +56,13 @@ type Result struct {
 	// http_error results).
 	Accepted bool `json:"accepted"`
 	// Complete reports whether Body is the whole verified body. Always false
-	// for previews.
+	// for previews and unverified bodies.
 	Complete bool `json:"complete"`
-	// HTTPStatus is the response's status code, when there was a response.
+	// HTTPStatus is the response's status code, when there was a response,
+	// also when its body was rejected.
 	HTTPStatus int `json:"http_status,omitempty"`
-	// URL is the final URL, after redirects.
+	// URL is the final URL, after redirects, with any password redacted;
+	// also set when the body was rejected.
 	URL string `json:"url,omitempty"`
 	// ContentType is the response's Content-Type.
 	ContentType string `json:"content_type,omitempty"`
@@ -60,13 +71,15 @@ type Result struct {
 	// BodyBase64 is the decoded body, base64-encoded, when it is not valid
 	// UTF-8.
 	BodyBase64 string `json:"body_base64,omitempty"`
-	// Usage is what the body cost.
+	// Usage is what the body cost (for a rejection, what it cost until it
+	// was rejected).
 	Usage *ResultUsage `json:"usage,omitempty"`
 	// Rejection describes a budget rejection.
 	Rejection *Rejection `json:"rejection,omitempty"`
 	// Error describes a failure (StatusFailed).
 	Error string `json:"error,omitempty"`
-	// Notice is the preview statement (StatusPreview).
+	// Notice is the preview or unverified statement (StatusPreview,
+	// StatusUnverified).
 	Notice string `json:"notice,omitempty"`
 }
 
@@ -96,9 +109,11 @@ func RejectionOf(e *limits.Error) *Rejection {
 }
 
 // ResultOf builds the Result of a response and error returned by an
-// [http.Client] whose transport is a [Transport], and closes the body. A
-// response that did not come through a Transport is a failure: its body
-// would be unbounded, so it is not read.
+// [http.Client] whose transport is a [Transport], or a RoundTripper chain
+// that ends in one, and closes the body. A response that did not come
+// through a Transport is a failure: its body would be unbounded, so it is
+// not read. Neither is a 101 Switching Protocols, which has no body. A body
+// whose end could not be verified is [StatusUnverified], never complete.
 func ResultOf(resp *http.Response, err error) Result {
 	if err != nil {
 		if resp != nil {
@@ -106,39 +121,68 @@ func ResultOf(resp *http.Response, err error) Result {
 		}
 		return errorResult(err)
 	}
+	if resp == nil {
+		return Result{Status: StatusFailed, Error: "boundhttp: no response and no error"}
+	}
 	defer resp.Body.Close()
-	if cellOf(resp) == nil {
-		return Result{Status: StatusFailed, HTTPStatus: resp.StatusCode,
-			Error: "boundhttp: the response did not come through a boundhttp.Transport; its body was not read"}
+	c, r := readable(resp)
+	if c == nil {
+		return r
 	}
 	data, err := io.ReadAll(resp.Body) // bounded by the Transport, whole or error
 	if err != nil {
 		r := errorResult(err)
-		r.HTTPStatus = resp.StatusCode
+		r.describe(resp)
 		return r
 	}
-	r := Result{Status: StatusComplete, Accepted: true, Complete: true}
+	r = Result{Status: StatusComplete, Accepted: true, Complete: true}
 	if resp.StatusCode >= 400 {
 		r.Status = StatusHTTPError
+	}
+	if u, done := c.get(); !done || u.DecodedBytes != int64(len(data)) {
+		r = Result{Status: StatusUnverified, Notice: UnverifiedNotice}
 	}
 	r.describe(resp)
 	r.setBody(data)
 	return r
 }
 
+// readable returns the usage record of a response whose body this package
+// may read, or nil and the failed Result that says why not.
+func readable(resp *http.Response) (*usageCell, Result) {
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		return nil, Result{Status: StatusFailed, HTTPStatus: resp.StatusCode,
+			Error: "boundhttp: 101 Switching Protocols: the connection now carries another protocol, not a body; it was not read"}
+	}
+	c := cellOf(resp)
+	if c == nil {
+		return nil, Result{Status: StatusFailed, HTTPStatus: resp.StatusCode,
+			Error: "boundhttp: the response did not come through a boundhttp.Transport; its body was not read"}
+	}
+	return c, Result{}
+}
+
 func errorResult(err error) Result {
+	var r Result
 	var le *limits.Error
 	if errors.As(err, &le) {
-		return Result{Status: StatusRejected, Rejection: RejectionOf(le)}
+		r = Result{Status: StatusRejected, Rejection: RejectionOf(le)}
+	} else {
+		r = Result{Status: StatusFailed, Error: err.Error()}
 	}
-	return Result{Status: StatusFailed, Error: err.Error()}
+	var re *ResponseError
+	if errors.As(err, &re) {
+		r.HTTPStatus, r.URL = re.StatusCode, re.URL
+		r.Usage = &ResultUsage{WireBytes: re.Usage.WireBytes, DecodedBytes: re.Usage.DecodedBytes}
+	}
+	return r
 }
 
 func (r *Result) describe(resp *http.Response) {
 	r.HTTPStatus = resp.StatusCode
 	r.ContentType = resp.Header.Get("Content-Type")
 	if resp.Request != nil && resp.Request.URL != nil {
-		r.URL = resp.Request.URL.String()
+		r.URL = resp.Request.URL.Redacted()
 	}
 	if c := cellOf(resp); c != nil {
 		u, _ := c.get()
@@ -154,52 +198,65 @@ func (r *Result) setBody(data []byte) {
 	}
 }
 
-// Fetch sends req with client, whose Transport must be a [*Transport], and
-// returns the Result. It never returns part of a body as complete.
+// Fetch sends req with client and returns the Result. The client's
+// Transport must be a [*Transport] or a RoundTripper chain that ends in one
+// (a logging or retrying wrapper): the response's usage record proves that
+// its body came through a Transport, and without one the body is not read
+// and the Result is failed. A nil client or request is a failed Result, not
+// a default: the caller chooses the budget. Fetch never returns part of a
+// body as complete.
 func Fetch(client *http.Client, req *http.Request) Result {
-	if _, ok := client.Transport.(*Transport); !ok {
-		return Result{Status: StatusFailed, Error: "boundhttp: Fetch needs an http.Client whose Transport is a *boundhttp.Transport"}
+	if r, ok := checkArgs("Fetch", client, req); !ok {
+		return r
 	}
 	return ResultOf(client.Do(req))
 }
 
-type streamKey struct{}
+// checkArgs refuses a nil client or request.
+func checkArgs(fn string, client *http.Client, req *http.Request) (Result, bool) {
+	switch {
+	case client == nil:
+		return Result{Status: StatusFailed, Error: "boundhttp: " + fn + " needs an http.Client whose Transport is, or wraps, a *boundhttp.Transport; got nil"}, false
+	case req == nil:
+		return Result{Status: StatusFailed, Error: "boundhttp: " + fn + " of a nil request"}, false
+	}
+	return Result{}, true
+}
 
-// Preview sends req with client, whose Transport must be a [*Transport],
-// and returns at most n decoded bytes of the body as a Result with status
-// preview and Complete false, even when the body ended within n bytes: a
-// preview is never evidence about the whole document. It reads no more
-// than it returns (plus the decoder's look-ahead), is still charged to the
-// budget, and reports a breach within those bytes as a rejection. A partial
-// UTF-8 character at the end is dropped.
+// Preview sends req with client (as for [Fetch], a Transport or a chain that
+// ends in one) and returns at most n decoded bytes of the body as a Result
+// with status preview and Complete false, even when the body ended within
+// n bytes: a preview is never evidence about the whole document. It reads
+// the body in streaming mode (see [WithStreaming]), no more than it returns
+// (plus the decoder's look-ahead), is still charged to the budget, and
+// reports a breach within those bytes as a rejection. A partial UTF-8
+// character at the end is dropped.
 func Preview(client *http.Client, req *http.Request, n int64) Result {
-	if _, ok := client.Transport.(*Transport); !ok {
-		return Result{Status: StatusFailed, Error: "boundhttp: Preview needs an http.Client whose Transport is a *boundhttp.Transport"}
+	if r, ok := checkArgs("Preview", client, req); !ok {
+		return r
 	}
 	if n <= 0 {
 		return Result{Status: StatusFailed, Error: fmt.Sprintf("boundhttp: Preview of %d bytes", n)}
 	}
-	req = req.WithContext(context.WithValue(req.Context(), streamKey{}, true))
-	resp, err := client.Do(req)
+	resp, err := client.Do(req.WithContext(WithStreaming(req.Context())))
 	if err != nil {
 		return errorResult(err)
 	}
 	defer resp.Body.Close()
+	if c, r := readable(resp); c == nil {
+		return r
+	}
 	// Cutting at n is the point of a preview, so io.LimitReader is right
 	// here; the budget still applies underneath it.
 	buf, err := io.ReadAll(io.LimitReader(resp.Body, n))
 	if err != nil {
 		r := errorResult(err)
-		r.HTTPStatus = resp.StatusCode
+		r.describe(resp)
 		return r
-	}
-	data := trimPartialRune(buf)
-	if b, ok := resp.Body.(*bodyReader); ok {
-		b.c.set(b.d.Usage(), false) // a preview stops before the end
 	}
 	r := Result{Status: StatusPreview, Notice: fmt.Sprintf(PreviewNotice, n)}
 	r.describe(resp)
-	r.setBody(data)
+	r.setBody(trimPartialRune(buf))
 	return r
 }
 
@@ -216,10 +273,4 @@ func trimPartialRune(p []byte) []byte {
 		return p
 	}
 	return p
-}
-
-// streamingRequested reports whether Preview asked for a streamed body.
-func streamingRequested(ctx context.Context) bool {
-	v, _ := ctx.Value(streamKey{}).(bool)
-	return v
 }

@@ -3,10 +3,14 @@ package boundhttp_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/boundhttp/boundhttp"
@@ -118,5 +122,95 @@ func TestPreview(t *testing.T) {
 	req = req.WithContext(boundhttp.WithBudget(req.Context(), limits.Budget{MaxDecodedBytes: 50}))
 	if r := boundhttp.Preview(client, req, 100); r.Status != boundhttp.StatusRejected || r.Rejection.Stage != limits.StageDecoded {
 		t.Errorf("preview of 100 bytes under a 50-byte budget: %+v, want rejected", r)
+	}
+}
+
+// loggingTransport is a RoundTripper around another, as logging or retry
+// layers are: it wraps the response body.
+type loggingTransport struct {
+	next  http.RoundTripper
+	calls atomic.Int64
+}
+
+func (l *loggingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.calls.Add(1)
+	resp, err := l.next.RoundTrip(r)
+	if err == nil {
+		resp.Body = struct{ io.ReadCloser }{resp.Body}
+	}
+	return resp, err
+}
+
+// TestFetchThroughWrappedTransport pins the trap "only the outermost
+// RoundTripper is checked": Fetch and Preview accept any chain that ends in
+// a *Transport (the usage record proves it), still refuse to read a body
+// that did not come through one, and fail cleanly, without a panic, on a
+// nil client or request.
+func TestFetchThroughWrappedTransport(t *testing.T) {
+	t.Parallel()
+	data := text(5000)
+	s := server(t, body{coding: "gzip", data: encode("gzip", data)})
+	lt := &loggingTransport{next: &boundhttp.Transport{}}
+	client := &http.Client{Transport: lt}
+	req, _ := http.NewRequest("GET", s.URL, nil)
+	if r := boundhttp.Fetch(client, req); r.Status != boundhttp.StatusComplete || !r.Complete || r.Body != string(data) || r.Usage == nil || r.Usage.DecodedBytes != 5000 {
+		t.Errorf("Fetch through a logging wrapper: %s, want complete", summary(r))
+	}
+	if r := boundhttp.Preview(client, req, 10); r.Status != boundhttp.StatusPreview || r.Body != string(data[:10]) {
+		t.Errorf("Preview through a logging wrapper: %s, want a preview of 10 bytes", summary(r))
+	}
+	if n := lt.calls.Load(); n != 2 {
+		t.Errorf("the wrapper saw %d requests, want 2", n)
+	}
+	// A wrapper around a plain transport: refused, not read.
+	plain := &http.Client{Transport: &loggingTransport{next: http.DefaultTransport}}
+	if r := boundhttp.Fetch(plain, req); r.Status != boundhttp.StatusFailed || r.Body != "" {
+		t.Errorf("Fetch through a wrapper of a plain transport: %s, want failed with no body", summary(r))
+	}
+	if r := boundhttp.Preview(plain, req, 10); r.Status != boundhttp.StatusFailed || r.Body != "" {
+		t.Errorf("Preview through a wrapper of a plain transport: %s, want failed with no body", summary(r))
+	}
+	for _, tt := range []struct {
+		client *http.Client
+		req    *http.Request
+	}{{nil, req}, {client, nil}} {
+		if r := boundhttp.Fetch(tt.client, tt.req); r.Status != boundhttp.StatusFailed || r.Error == "" {
+			t.Errorf("Fetch(%v, %v) = %s, want failed", tt.client, tt.req, summary(r))
+		}
+		if r := boundhttp.Preview(tt.client, tt.req, 10); r.Status != boundhttp.StatusFailed || r.Error == "" {
+			t.Errorf("Preview(%v, %v) = %s, want failed", tt.client, tt.req, summary(r))
+		}
+	}
+}
+
+// TestRejectedResultKeepsStatusAndURL pins the trap "a rejection loses its
+// response": a 200 that was too big and a 503 that was too big are told
+// apart, with their URL and the bytes read until the rejection.
+func TestRejectedResultKeepsStatusAndURL(t *testing.T) {
+	t.Parallel()
+	bomb := encode("gzip", bytes.Repeat([]byte("x"), 1<<20))
+	mux := http.NewServeMux()
+	for _, status := range []int{200, 503} {
+		mux.HandleFunc(fmt.Sprintf("/%d", status), func(w http.ResponseWriter, r *http.Request) {
+			serve(w, body{coding: "gzip", data: bomb, status: status})
+		})
+	}
+	s := httptest.NewServer(mux)
+	defer s.Close()
+	client := &http.Client{Transport: &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: 1000}}}
+	for _, status := range []int{200, 503} {
+		u := fmt.Sprintf("%s/%d", s.URL, status)
+		req, _ := http.NewRequest("GET", u, nil)
+		r := boundhttp.Fetch(client, req)
+		if r.Status != boundhttp.StatusRejected || r.HTTPStatus != status || r.URL != u || r.Rejection == nil || r.Rejection.Stage != limits.StageDecoded ||
+			r.Usage == nil || r.Usage.DecodedBytes != 1001 || r.Body != "" {
+			t.Errorf("Fetch of a too-big %d: %s, URL %q, usage %+v; want rejected at decoded with status %d, URL %q, 1001 decoded bytes", status, summary(r), r.URL, r.Usage, status, u)
+		}
+		_, err := client.Do(req)
+		var re *boundhttp.ResponseError
+		var le *limits.Error
+		if !errors.As(err, &re) || re.StatusCode != status || !errors.As(err, &le) || !errors.Is(err, limits.ErrTooLarge) {
+			t.Errorf("GET a too-big %d: %v, want a *ResponseError of status %d around a *limits.Error", status, err, status)
+		}
 	}
 }

@@ -2,8 +2,6 @@ package boundhttp
 
 import (
 	"context"
-	"errors"
-	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -27,28 +25,65 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // with [limits.StageEncoding]; the base transport never decodes on its own.
 //
 // In whole-body mode (the default) RoundTrip returns only after the body was
-// read, decoded and verified, and a breach is an error from RoundTrip (which
-// [http.Client] wraps in a *url.Error that still matches
-// errors.As(err, **limits.Error)); the response is then not returned. The
-// returned Body serves the complete decoded bytes from pooled memory that
-// Close gives back (reads after Close fail); Content-Encoding and
-// Content-Length are removed from the header, ContentLength is the decoded
-// length and Uncompressed is true when a coding was removed.
+// read, decoded and verified, and a breach is an error from RoundTrip: a
+// [*ResponseError] carrying the refused response's status and URL (which
+// [http.Client] wraps in a *url.Error; both still match
+// errors.As(err, **limits.Error) and the limits sentinels); the response is
+// then not returned. The returned Body serves the complete decoded bytes
+// from pooled memory that Close gives back (reads after Close fail);
+// Content-Encoding and Content-Length are removed from the header,
+// ContentLength is the decoded length and Uncompressed is true when a coding
+// was removed.
 //
 // In streaming mode Body is a bounded decoding reader: a breach is a sticky
 // [*limits.Error] from Read, io.EOF comes only after the verified end, and
-// ContentLength is -1.
+// ContentLength is -1. Only the caller chooses streaming: the Streaming
+// field, [WithStreaming] on a request's context, or a request that asked for
+// a server-sent event stream itself (its Accept names text/event-stream, as
+// MCP clients send) and got one. Nothing a server sends can switch a
+// whole-body request to streaming: an event stream nobody asked for is read
+// whole like any other body (and, having no end, trips the budget or
+// Budget.Timeout).
 //
 // Every response with a body is charged, 4xx and 5xx included. Responses
-// that carry no body (HEAD, 1xx, 204, 304) pass unchanged. Redirects (301,
-// 302, 303, 307, 308 with a Location) are always streamed, so the 2 KiB that
-// http.Client reads before following one cost a small bounded read, never a
-// full decode. Server-sent event streams (text/event-stream, as MCP's
-// streamable HTTP uses) are always streamed too, since they have no end to
-// wait for; their total is still charged to the budget. A 206 response with a content-coding is rejected with
+// that carry no body (HEAD, 204, 304) pass unchanged. A redirect (301, 302,
+// 303, 307, 308 with a Location) is verified like any other body, but only
+// when first read: [http.Client] reads up to 2 KiB of a redirect's body
+// before following it, which then costs one whole-body decode within the
+// same budget, and a redirect body closed unread costs nothing. Its
+// ContentLength is -1 unless the body has no content-coding and declared
+// its length. A 206 response with a content-coding is rejected with
 // [limits.StageEncoding]: a byte range of an encoded representation cannot
 // be decoded on its own; when a request has a Range header and no
 // Accept-Encoding, the Transport asks for identity.
+//
+// A 101 Switching Protocols is not a body. Answering a request that asked
+// to upgrade (Connection: upgrade and an Upgrade header), it is returned
+// untouched, its Body the connection as net/http hands it over, and nothing
+// in this package reads it as a body ([ResultOf], [Fetch] and [Preview]
+// report it as failed). Answering any other request it is a protocol error:
+// RoundTrip fails and closes the connection.
+//
+// A close-delimited body (HTTP/1.x, neither Content-Length nor chunked, so
+// it ends when the server closes the connection) cannot be verified when no
+// content-coding marks its end: a connection cut mid-body looks exactly like
+// the end. By default such a body is rejected with [limits.StageIntegrity]
+// and [ErrCloseDelimited] before any of it is read; with AllowCloseDelimited
+// it is read and charged like any other, but [UsageOf] and [ResultOf] never
+// report it as verified. A body with a content-coding (gzip, deflate, br,
+// zstd) carries its own end marker and is verified whatever its framing.
+//
+// Budget.Timeout runs from the moment the response headers arrive to the
+// verified end of the body (in streaming mode, to io.EOF), so a server that
+// stalls before the first body byte is cut off too; it covers neither
+// connecting nor waiting for the headers (use the request's context or
+// http.Client.Timeout for those). A body that reaches its end after the
+// deadline is rejected with [limits.StageTimeout].
+//
+// Close may be called from another goroutine while a Read of the body is in
+// progress: it aborts that Read, which then fails, and the body's decoder
+// and buffers go back to their pools only once the Read has returned. A
+// body has one reader at a time; a second concurrent Read fails.
 //
 // A rejected body is closed without reading it further, so its connection is
 // not reused.
@@ -69,8 +104,18 @@ type Transport struct {
 	// context carries another one (see [WithBudget]).
 	Budget limits.Budget
 
-	// Streaming selects streaming mode instead of whole-body mode.
+	// Streaming selects streaming mode instead of whole-body mode for every
+	// request. See also [WithStreaming], for one request.
 	Streaming bool
+
+	// AllowCloseDelimited accepts HTTP/1.x bodies that end only when the
+	// server closes the connection and carry no content-coding: their end
+	// cannot be verified, so by default they are rejected with
+	// [limits.StageIntegrity] and [ErrCloseDelimited]. When set, they are
+	// read and charged like any other body, but their usage is never
+	// reported as verified ([UsageOf] reports false, [ResultOf] reports
+	// [StatusUnverified]).
+	AllowCloseDelimited bool
 
 	// AcceptEncoding is sent on requests that do not set Accept-Encoding
 	// themselves. Empty means [DefaultAcceptEncoding]. A request's own
@@ -130,50 +175,93 @@ func (t *Transport) CloseIdleConnections() {
 // RoundTrip sends req and returns its response with the body charged
 // against the budget. It does not modify req.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	b, err := t.budgetFor(req)
+	if err != nil {
+		closeRequestBody(req)
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	cell := new(usageCell)
+	resp, err := t.baseTransport().RoundTrip(t.outgoing(req, withUsageCell(ctx, cell)))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusSwitchingProtocols:
+		return switched(req, resp, cancel)
+	case !hasBody(req, resp):
+		cancel()
+		cell.set(limits.Usage{}, true)
+		return resp, nil
+	}
+	body, err := t.open(ctx, resp, b, cell, cancel)
+	if err != nil {
+		return nil, refused(resp, nil, err)
+	}
+	switch {
+	case t.streams(req, resp):
+		return t.stream(resp, body), nil
+	case isRedirect(resp):
+		return t.lazy(resp, body), nil
+	}
+	return t.whole(resp, body)
+}
+
+// budgetFor returns the validated budget of req, defaults applied.
+func (t *Transport) budgetFor(req *http.Request) (limits.Budget, error) {
 	b := t.Budget
 	if rb, ok := BudgetFrom(req.Context()); ok {
 		b = rb
 	}
 	if err := b.Validate(); err != nil {
-		closeRequestBody(req)
-		return nil, err
+		return b, err
 	}
 	if t.JSON != nil {
 		if err := t.JSON.Validate(); err != nil {
-			closeRequestBody(req)
-			return nil, err
+			return b, err
 		}
 	}
-	b = b.WithDefaults()
+	return b.WithDefaults(), nil
+}
 
-	ctx, cancel := context.WithCancel(req.Context())
-	cell := new(usageCell)
-	out := req.WithContext(withUsageCell(ctx, cell)) // a shallow copy
-	if req.Header.Get("Accept-Encoding") == "" {
-		out.Header = req.Header.Clone()
-		if out.Header == nil {
-			out.Header = make(http.Header)
-		}
-		switch {
-		case req.Header.Get("Range") != "":
-			out.Header.Set("Accept-Encoding", "identity")
-		case t.AcceptEncoding != "":
-			out.Header.Set("Accept-Encoding", t.AcceptEncoding)
-		default:
-			out.Header.Set("Accept-Encoding", DefaultAcceptEncoding)
-		}
+// outgoing returns the request to send: a shallow copy of req with ctx,
+// and an Accept-Encoding that asks for the codings the Transport can bound.
+func (t *Transport) outgoing(req *http.Request, ctx context.Context) *http.Request {
+	out := req.WithContext(ctx) // a shallow copy
+	if req.Header.Get("Accept-Encoding") != "" {
+		return out
 	}
-	resp, err := t.baseTransport().RoundTrip(out)
-	if err != nil {
-		cancel()
-		return nil, err
+	out.Header = req.Header.Clone()
+	if out.Header == nil {
+		out.Header = make(http.Header)
 	}
-	if !hasBody(req, resp) {
-		cancel()
-		cell.set(limits.Usage{}, true)
+	switch {
+	case req.Header.Get("Range") != "":
+		out.Header.Set("Accept-Encoding", "identity")
+	case t.AcceptEncoding != "":
+		out.Header.Set("Accept-Encoding", t.AcceptEncoding)
+	default:
+		out.Header.Set("Accept-Encoding", DefaultAcceptEncoding)
+	}
+	return out
+}
+
+// switched handles a 101 Switching Protocols: not a body. It is returned
+// untouched to a request that asked to upgrade, and refused otherwise.
+func switched(req *http.Request, resp *http.Response, cancel context.CancelFunc) (*http.Response, error) {
+	cancel() // net/http has handed the connection to the response already
+	if asksUpgrade(req.Header) {
 		return resp, nil
 	}
-	fail := func(err error) (*http.Response, error) {
+	resp.Body.Close()
+	return nil, refused(resp, nil, errUnrequestedSwitch)
+}
+
+// open checks what the headers declare and returns the decoding body of
+// resp, its timer started; on error resp's body is closed.
+func (t *Transport) open(ctx context.Context, resp *http.Response, b limits.Budget, cell *usageCell, cancel context.CancelFunc) (*bodyReader, error) {
+	fail := func(err error) (*bodyReader, error) {
 		cancel() // the connection is closed, not drained
 		resp.Body.Close()
 		return nil, err
@@ -186,12 +274,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode == http.StatusPartialContent && coded {
 		return fail(&limits.Error{Stage: limits.StageEncoding, Encoding: ce, Err: errPartialCoded})
 	}
-	d, err := decoding.NewReader(resp.Body, ce, b, t.decodeOptions()...)
+	unverifiable := closeDelimited(resp) && !coded
+	if unverifiable && !t.AllowCloseDelimited {
+		return fail(&limits.Error{Stage: limits.StageIntegrity, Err: ErrCloseDelimited})
+	}
+	body, err := newBodyReader(resp.Body, ce, b, t.decodeOptions(), cell, cancel, !unverifiable)
 	if err != nil {
 		return fail(err)
 	}
-	t.inflightBody(d, ctx)
-	body := &bodyReader{d: d, src: resp.Body, c: cell, cancel: cancel}
+	t.inflightBody(body.d, ctx)
 	if b.Timeout > 0 {
 		body.startTimer(b.Timeout)
 	}
@@ -199,64 +290,53 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Header.Del("Content-Encoding")
 		resp.Header.Del("Content-Length")
 		resp.Uncompressed = true
+	} else {
+		body.d.SetSizeHint(resp.ContentLength)
 	}
-	checkJSON := t.JSON != nil && isJSON(resp.Header.Get("Content-Type"))
-	if t.Streaming || isRedirect(resp) || isEventStream(resp) || streamingRequested(req.Context()) {
-		resp.ContentLength = -1
-		resp.Body = body
-		if checkJSON {
-			jc, _ := decoding.NewJSONChecker(*t.JSON) // validated above
-			resp.Body = &jsonCheckReader{ReadCloser: body, c: jc}
-		}
-		return resp, nil
+	return body, nil
+}
+
+// stream hands body to the caller as it is read (streaming mode).
+func (t *Transport) stream(resp *http.Response, body *bodyReader) *http.Response {
+	resp.ContentLength = -1
+	resp.Body = body
+	if t.JSON != nil && isJSON(resp.Header.Get("Content-Type")) {
+		jc, _ := decoding.NewJSONChecker(*t.JSON) // validated in budgetFor
+		resp.Body = &jsonCheckReader{ReadCloser: body, c: jc}
 	}
-	if !coded {
-		d.SetSizeHint(resp.ContentLength)
+	return resp
+}
+
+// lazy hands a redirect's body to the caller verified whole on first read.
+func (t *Transport) lazy(resp *http.Response, body *bodyReader) *http.Response {
+	l := &lazyBody{b: body}
+	if t.JSON != nil && isJSON(resp.Header.Get("Content-Type")) {
+		l.json = t.JSON
 	}
+	if resp.Uncompressed {
+		resp.ContentLength = -1 // the decoded length is not known yet
+	}
+	resp.Body = l
+	return resp
+}
+
+// whole reads, decodes and verifies the body before returning resp
+// (whole-body mode).
+func (t *Transport) whole(resp *http.Response, body *bodyReader) (*http.Response, error) {
 	chunks, err := body.readAll()
 	body.Close()
-	if err == nil && checkJSON {
-		err = checkJSONChunks(chunks, *t.JSON)
+	if err == nil && t.JSON != nil && isJSON(resp.Header.Get("Content-Type")) {
+		if err = checkJSONChunks(chunks, *t.JSON); err != nil {
+			chunks.Release()
+		}
 	}
 	if err != nil {
-		chunks.Release()
-		return nil, err
+		return nil, refused(resp, body.c, err)
 	}
-	full := newFullBody(chunks, cell) // its Close gives back the chunks' charge
+	full := newFullBody(chunks, body.c) // its Close gives back the chunks' charge
 	resp.Body = full
 	resp.ContentLength = full.size
 	return resp, nil
-}
-
-var errPartialCoded = errors.New("boundhttp: 206 Partial Content with a content-coding cannot be decoded")
-
-// hasBody reports whether resp can carry a body.
-func hasBody(req *http.Request, resp *http.Response) bool {
-	switch {
-	case req.Method == http.MethodHead,
-		resp.StatusCode >= 100 && resp.StatusCode < 200,
-		resp.StatusCode == http.StatusNoContent,
-		resp.StatusCode == http.StatusNotModified,
-		resp.Body == nil, resp.Body == http.NoBody:
-		return false
-	}
-	return true
-}
-
-// isEventStream reports whether resp is a server-sent event stream, which
-// has no end to wait for.
-func isEventStream(resp *http.Response) bool {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return mt == "text/event-stream"
-}
-
-// isRedirect reports whether http.Client would follow resp.
-func isRedirect(resp *http.Response) bool {
-	switch resp.StatusCode {
-	case 301, 302, 303, 307, 308:
-		return resp.Header.Get("Location") != ""
-	}
-	return false
 }
 
 func closeRequestBody(req *http.Request) {

@@ -90,12 +90,16 @@ type Budget struct {
 	// still applies); negative is invalid.
 	MaxDecodedRunes int64
 
-	// Timeout caps the time from the first body byte asked for to the
-	// verified end of the body. It does not cover connecting, sending the
-	// request or waiting for response headers. A body that reaches its end
-	// after Timeout is rejected; whether a read blocked in the source can be
-	// interrupted depends on the source (package decoding says what a plain
-	// io.Reader allows). Zero means none.
+	// Timeout caps the time a body takes, up to its verified end. The
+	// clock starts once the headers are in: [boundhttp.Transport] starts it
+	// when the response headers arrive (so a server that stalls before the
+	// first body byte is cut off too), [boundhttp.Middleware] when it
+	// receives the request, and a decoding.Reader used on its own at its
+	// first Read. It does not cover connecting, sending the request or
+	// waiting for the headers. A body that reaches its end after Timeout is
+	// rejected; whether a read blocked in the source can be interrupted
+	// depends on the source (package decoding says what a plain io.Reader
+	// allows). Zero means none.
 	Timeout time.Duration
 }
 
