@@ -57,16 +57,34 @@ func TestTimeoutRunsFromHeaders(t *testing.T) {
 			t.Errorf("headers, then 600 ms before the first byte (streaming %v), timeout 200 ms: %v, want stage timeout", streaming, err)
 		}
 	}
+	// Sources that ignore the cancellation: only the clock can judge them.
 	data := []byte("a body that ended too late")
-	for _, streaming := range []bool{false, true} {
+	for _, tt := range []struct {
+		streaming bool
+		delay     time.Duration // inside the source's only Read
+		wait      time.Duration // the caller's, before the first Read
+	}{
+		{false, 400 * time.Millisecond, 0},
+		{true, 400 * time.Millisecond, 0},
+		// The decoder's own clock starts at its first Read; the Transport's
+		// at the headers.
+		{true, 0, 400 * time.Millisecond},
+	} {
 		base := rtFunc(func(r *http.Request) (*http.Response, error) {
 			return &http.Response{StatusCode: 200, Header: http.Header{}, Request: r, ContentLength: int64(len(data)),
-				Body: &slowBody{data: data, delay: 400 * time.Millisecond}}, nil
+				Body: &slowBody{data: data, delay: tt.delay}}, nil
 		})
-		tr := &boundhttp.Transport{Base: base, Streaming: streaming, Budget: limits.Budget{Timeout: 100 * time.Millisecond}}
-		_, got, err := get(t, tr, "http://example.invalid/")
-		if stageOf(err) != "timeout" || bytes.Equal(got, data) && !streaming {
-			t.Errorf("body ending 400 ms after the headers (streaming %v), timeout 100 ms: %q, %v; want stage timeout", streaming, got, err)
+		tr := &boundhttp.Transport{Base: base, Streaming: tt.streaming, Budget: limits.Budget{Timeout: 100 * time.Millisecond}}
+		resp, err := (&http.Client{Transport: tr}).Get("http://example.invalid/")
+		var got []byte
+		if err == nil {
+			time.Sleep(tt.wait)
+			got, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		if stageOf(err) != "timeout" || bytes.Equal(got, data) && !tt.streaming {
+			t.Errorf("body ending %v after the headers (streaming %v, first Read after %v), timeout 100 ms: %q, %v; want stage timeout",
+				tt.delay+tt.wait, tt.streaming, tt.wait, got, err)
 		}
 	}
 }
