@@ -46,7 +46,7 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // Budget.Timeout).
 //
 // Every response with a body is charged, 4xx and 5xx included. Responses
-// that carry no body (HEAD, 204, 304) pass unchanged. A redirect (301, 302,
+// that cannot carry a body (HEAD, 204, 304) pass with http.NoBody as Body. A redirect (301, 302,
 // 303, 307, 308 with a Location) is verified like any other body, but only
 // when first read: [http.Client] reads up to 2 KiB of a redirect's body
 // before following it, which then costs one whole-body decode within the
@@ -193,7 +193,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case !hasBody(req, resp):
 		cancel()
 		cell.set(limits.Usage{}, true)
-		return resp, nil
+		return withoutBody(resp), nil
 	}
 	body, err := t.open(ctx, resp, b, cell, cancel)
 	if err != nil {
@@ -206,6 +206,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.lazy(resp, body), nil
 	}
 	return t.whole(resp, body)
+}
+
+// withoutBody gives a response that cannot carry a body (HEAD, 204, 304)
+// http.NoBody, closing whatever body a base transport attached to it, so that
+// no reader ever gets unbounded bytes from it.
+func withoutBody(resp *http.Response) *http.Response {
+	if resp.Body != nil && resp.Body != http.NoBody {
+		resp.Body.Close()
+	}
+	resp.Body = http.NoBody
+	return resp
 }
 
 // budgetFor returns the validated budget of req, defaults applied.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -265,6 +266,47 @@ func TestCloseDelimitedBodyUnverifiable(t *testing.T) {
 		req, _ := http.NewRequest("GET", u, nil)
 		if r := boundhttp.Fetch(&http.Client{Transport: &boundhttp.Transport{}}, req); r.Status != tt.status {
 			t.Errorf("close-delimited gzip body of %d bytes: %s, want %s", len(tt.wire), summary(r), tt.status)
+		}
+	}
+}
+
+// endlessBody counts what is read from it and ends only after 64 MiB (so
+// that a test that reads it fails instead of hanging).
+type endlessBody struct {
+	read   atomic.Int64
+	closed atomic.Bool
+}
+
+func (e *endlessBody) Read(p []byte) (int, error) {
+	if e.read.Load() >= 64<<20 {
+		return 0, io.EOF
+	}
+	e.read.Add(int64(len(p)))
+	return len(p), nil
+}
+
+func (e *endlessBody) Close() error { e.closed.Store(true); return nil }
+
+// TestNoBodyStatusIsNeverRead pins the trap "a path that reads a body
+// without a budget": a response that cannot carry a body (HEAD, 204, 304)
+// passes unbudgeted, so whatever body a base transport attached to it is
+// closed unread and replaced by http.NoBody.
+func TestNoBodyStatusIsNeverRead(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		method string
+		status int
+	}{{"GET", 204}, {"GET", 304}, {"HEAD", 200}} {
+		eb := &endlessBody{}
+		base := rtFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: tt.status, Header: http.Header{}, Request: r, ContentLength: -1, Body: eb}, nil
+		})
+		client := &http.Client{Transport: &boundhttp.Transport{Base: base}}
+		req, _ := http.NewRequest(tt.method, "http://example.invalid/", nil)
+		r := boundhttp.Fetch(client, req)
+		if r.Status != boundhttp.StatusComplete || r.Body != "" || r.HTTPStatus != tt.status || eb.read.Load() != 0 || !eb.closed.Load() {
+			t.Errorf("%s answered %d with an endless body: %s, %d bytes read, closed %v; want complete and empty, nothing read, closed",
+				tt.method, tt.status, summary(r), eb.read.Load(), eb.closed.Load())
 		}
 	}
 }
