@@ -31,7 +31,7 @@ func serverError(ctx context.Context, err error, timeout time.Duration) *limits.
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return &limits.Error{Stage: limits.StageTimeout, Limit: timeout.Milliseconds(),
-			Observed: timeout.Milliseconds(), Err: err}
+			Observed: timeout.Milliseconds(), Err: deadlineError{err}}
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
@@ -56,6 +56,17 @@ type framingError struct{ err error }
 
 func (framingError) Error() string   { return "malformed request framing" }
 func (e framingError) Unwrap() error { return e.err }
+
+// deadlineError is a read that ended at the connection's read deadline.
+// Its text is fixed, because the connection's error names both socket
+// addresses ("read tcp 10.0.0.5:8080->10.0.0.2:51234: i/o timeout"), and
+// behind a proxy those are internal addresses that must not reach a problem
+// document, a log record or Error() text. Unwrap gives the connection's
+// error to errors.Is (os.ErrDeadlineExceeded) and errors.As (*net.OpError).
+type deadlineError struct{ err error }
+
+func (deadlineError) Error() string   { return "read deadline exceeded" }
+func (e deadlineError) Unwrap() error { return e.err }
 
 // clientGone reports whether err says the client went away: the request's
 // context ended (an HTTP/2 stream reset, a closed connection noticed by the
