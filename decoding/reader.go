@@ -3,6 +3,7 @@ package decoding
 import (
 	"errors"
 	"io"
+	"math"
 	"time"
 
 	"github.com/boundhttp/boundhttp/limits"
@@ -117,17 +118,25 @@ func (d *Reader) Read(p []byte) (int, error) {
 		}
 	}
 	if d.b.MaxDecodedRunes > 0 {
-		// Each character takes at least one byte: asking for one byte past
-		// the remaining characters can yield at most one character too many.
-		p = clip(p, d.b.MaxDecodedRunes-d.runes)
+		// Each character takes at least one byte, so one byte past the
+		// remaining characters would do to detect a breach; but continuation
+		// bytes count as no character, and near the cap that would read them
+		// one per Read. Ask for at least runePiece bytes: a piece that holds
+		// a character past the cap is not returned at all (see below), and
+		// the breach reports Limit+1, the character that tripped it.
+		p = clip(p, max(d.b.MaxDecodedRunes-d.runes, runePiece-1))
 	}
 	n, err := d.top.Read(p)
 	if d.b.MaxDecodedRunes > 0 && n > 0 {
-		d.runes += countRunes(p[:n])
-		if d.runes > d.b.MaxDecodedRunes {
+		// No bytes of a Read that passed the cap are returned, so the
+		// caller never holds more than MaxDecodedRunes characters.
+		if c := countRunes(p[:n]); c > d.b.MaxDecodedRunes-d.runes {
+			d.runes = d.b.MaxDecodedRunes
 			d.fail(&limits.Error{Stage: limits.StageRunes, Limit: d.b.MaxDecodedRunes,
-				Observed: d.runes, Encoding: d.top.name})
+				Observed: addSat(d.runes, 1), Encoding: d.top.name})
 			err, n = d.fault, 0
+		} else {
+			d.runes += c
 		}
 	}
 	// The last bytes may come with io.EOF (flate does so): check them too,
@@ -332,6 +341,19 @@ func (l *layer) fail(err error) error {
 	// what is left is the coding's own failure.
 	d.fail(&limits.Error{Stage: limits.StageIntegrity, Encoding: l.name, Observed: *l.inCount, Err: err})
 	return d.fault
+}
+
+// runePiece is the fewest bytes Read asks its decoder for under
+// MaxDecodedRunes: enough that a run of continuation bytes (no characters)
+// near the cap costs one Read per piece, not one per byte.
+const runePiece = 4 << 10
+
+// addSat returns a+b, saturated at math.MaxInt64; a, b >= 0.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // countRunes counts the UTF-8 sequence starts in p: the bytes that are not

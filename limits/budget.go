@@ -87,7 +87,10 @@ type Budget struct {
 	// characters too; as a rule of thumb for English text, one token is
 	// about 4 characters, so a ceiling of T tokens is about 4*T characters.
 	// Unit: characters. Zero means no separate character cap (the byte cap
-	// still applies); negative is invalid.
+	// still applies); negative is invalid. Near the cap the decoder is read
+	// in pieces of a few KiB, so that a run of continuation bytes costs one
+	// read per piece, not per byte: detecting a breach may decode that much
+	// past the cap (within MaxDecodedBytes), and none of it is returned.
 	MaxDecodedRunes int64
 
 	// Timeout caps the time a body takes, up to its verified end. The
