@@ -23,8 +23,14 @@ func isJSON(contentType string) bool {
 	return mt == "application/json" || mt == "text/json" || strings.HasSuffix(mt, "+json")
 }
 
-// checkJSONChunks checks a whole body held in chunks.
+// checkJSONChunks checks a whole body held in chunks. An empty body (no
+// decoded bytes) is no body, as net/http presents a Content-Length of 0
+// (http.NoBody, which the middleware hands on unchecked): it passes, and
+// the handler decides what a bodiless request means.
 func checkJSONChunks(chunks chunk.List, l limits.JSON) error {
+	if chunks.Size() == 0 {
+		return nil
+	}
 	c, err := decoding.NewJSONChecker(l)
 	if err != nil {
 		return err
@@ -39,18 +45,23 @@ func checkJSONChunks(chunks chunk.List, l limits.JSON) error {
 
 // jsonCheckReader checks a streamed body as it is read: a breach is
 // returned instead of the bytes that caused it, and io.EOF only after the
-// document ended well.
+// document ended well. A body that ends with no bytes at all is no body,
+// as for [checkJSONChunks]: it ends with io.EOF unchecked.
 type jsonCheckReader struct {
 	io.ReadCloser
-	c *decoding.JSONChecker
+	c    *decoding.JSONChecker
+	some bool // a byte of the body was read
 }
 
 func (j *jsonCheckReader) Read(p []byte) (int, error) {
 	n, err := j.ReadCloser.Read(p)
+	if n > 0 {
+		j.some = true
+	}
 	if _, cerr := j.c.Write(p[:n]); cerr != nil {
 		return 0, cerr
 	}
-	if err == io.EOF {
+	if err == io.EOF && j.some {
 		if cerr := j.c.Close(); cerr != nil {
 			return 0, cerr
 		}

@@ -124,6 +124,11 @@ type MiddlewareConfig struct {
 	// default limits of [limits.JSON] apply. Bodies are never refused for
 	// their Content-Type alone: the handler (an MCP SDK, say) may still
 	// answer 415.
+	//
+	// An empty body (no decoded bytes: Content-Length 0, an empty chunked
+	// body, a compressed empty body) is no body, with or without
+	// JSONAlways: it is not checked, and the handler decides what a
+	// bodiless request means (an MCP SDK answers a bodiless POST itself).
 	JSONAlways bool
 
 	// ToolSchemas maps tool names to their input schemas (the inputSchema

@@ -1,12 +1,15 @@
 package boundhttp_test
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -54,6 +57,46 @@ func TestJSONCheckNotSkippedByContentType(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != tt.status {
 				t.Errorf("streaming %v, %s: status %d (%s), want %d", streaming, tt.name, resp.StatusCode, answer, tt.status)
+			}
+		}
+	}
+}
+
+// TestJSONAlwaysEmptyBodyIsNoBody pins the trap of an empty body judged by
+// its framing: net/http presents Content-Length: 0 as http.NoBody, which
+// skips the JSON check, while an empty chunked body (or a compressed empty
+// body) was checked and answered 400 as "not JSON". An empty body, zero
+// decoded bytes, is no body however it is framed: the handler gets it and
+// decides. A body of one space is not empty and is still refused.
+func TestJSONAlwaysEmptyBodyIsNoBody(t *testing.T) {
+	t.Parallel()
+	gzEmpty := testenc.Encode("gzip", nil)
+	for _, streaming := range []bool{false, true} {
+		always := echoServer(t, boundhttp.MiddlewareConfig{JSONAlways: true, Streaming: streaming})
+		byType := echoServer(t, boundhttp.MiddlewareConfig{JSON: &limits.JSON{}, Streaming: streaming})
+		for _, tt := range []struct {
+			name    string
+			url     string
+			headers string
+			body    string
+			status  int
+		}{
+			{"always, Content-Length: 0", always.URL, "Content-Length: 0\r\n", "", 200},
+			{"always, empty chunked", always.URL, "Transfer-Encoding: chunked\r\n", "0\r\n\r\n", 200},
+			{"always, empty chunked, application/json", always.URL, "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n", "0\r\n\r\n", 200},
+			{"always, gzip of nothing", always.URL, fmt.Sprintf("Content-Encoding: gzip\r\nContent-Length: %d\r\n", len(gzEmpty)), string(gzEmpty), 200},
+			{"always, one space, chunked", always.URL, "Transfer-Encoding: chunked\r\n", "1\r\n \r\n0\r\n\r\n", 400},
+			{"always, one space", always.URL, "Content-Length: 1\r\n", " ", 400},
+			{"by type, empty chunked, application/json", byType.URL, "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n", "0\r\n\r\n", 200},
+			{"by type, Content-Length: 0, application/json", byType.URL, "Content-Type: application/json\r\nContent-Length: 0\r\n", "", 200},
+		} {
+			status, answer := rawExchange(t, strings.TrimPrefix(tt.url, "http://"),
+				"POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"+tt.headers+"\r\n"+tt.body)
+			if status != tt.status {
+				t.Errorf("streaming %v, %s: status %d (%s), want %d", streaming, tt.name, status, answer, tt.status)
+			}
+			if tt.status == 200 && !strings.HasPrefix(answer, fmt.Sprintf("%x 0 ", sha256.Sum256(nil))) {
+				t.Errorf("streaming %v, %s: handler answered %q, want an empty body", streaming, tt.name, answer)
 			}
 		}
 	}
