@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +76,24 @@ func TestTimeoutCheckedAfterBlockedRead(t *testing.T) {
 		if err != nil || !bytes.Equal(got, data) {
 			t.Errorf("%s, fast source: ReadAll = %d bytes, %v, want the body", c, len(got), err)
 		}
+	}
+}
+
+// TestSubMillisecondTimeoutText: a Reader whose Timeout is under 1 ms and
+// whose body comes late reports Limit 0 (whole milliseconds, rounded down)
+// and says "under 1 ms", never "within 0 ms".
+func TestSubMillisecondTimeoutText(t *testing.T) {
+	t.Parallel()
+	src := &lateEOFReader{first: []byte("abc"), rest: []byte("def"), delay: 5 * time.Millisecond, dataWithEOF: true}
+	_, err := ReadAll(src, "", limits.Budget{Timeout: 500 * time.Microsecond})
+	var e *limits.Error
+	if !errors.As(err, &e) || e.Stage != limits.StageTimeout {
+		t.Fatalf("late body, Timeout 500µs: %v, want stage timeout", err)
+	}
+	if e.Limit != 0 || e.Observed < 5 {
+		t.Errorf("late body, Timeout 500µs: limit %d, observed %d; want 0 and at least 5 ms", e.Limit, e.Observed)
+	}
+	if msg := e.Error(); !strings.Contains(msg, "within a timeout under 1 ms") || strings.Contains(msg, " 0 ms") {
+		t.Errorf("late body, Timeout 500µs: Error() = %q, want \"within a timeout under 1 ms\" and no \"0 ms\"", msg)
 	}
 }

@@ -51,13 +51,15 @@ type Error struct {
 	Stage Stage
 	// Limit is the configured limit that tripped, in the unit of the stage:
 	// bytes for wire, decoded, window and response; codings for layers; the ratio
-	// rounded down for ratio; milliseconds for timeout. Zero for stages
-	// without a numeric limit (encoding, integrity).
+	// rounded down for ratio; milliseconds for timeout, rounded down (so 0
+	// for a timeout under 1 ms, which Error writes as "a timeout under
+	// 1 ms"). Zero for stages without a numeric limit (encoding,
+	// integrity).
 	Limit int64
 	// Observed is what was seen when the limit tripped, in the same unit:
 	// bytes read so far (at most Limit+1), a declared Content-Length or
 	// window, the number of codings, the ratio rounded down, the elapsed
-	// milliseconds. For StageResponse, the bytes the handler had written
+	// milliseconds rounded down (Error writes 0 as "under 1 ms"). For StageResponse, the bytes the handler had written
 	// counting the write that passed the cap (so possibly more than
 	// Limit+1), or a declared Content-Length.
 	Observed int64
@@ -107,11 +109,22 @@ func (e *Error) Error() string {
 	case StageTimeout:
 		// "observed 1000 > limit 1000 ms" would read as a contradiction when
 		// the elapsed time rounds to the limit: say what was exceeded.
+		// The fields are whole milliseconds, rounded down: a timeout under
+		// 1 ms has Limit 0, which must not read as a timeout of zero.
 		b = append(b, ": body not complete within "...)
-		b = strconv.AppendInt(b, e.Limit, 10)
-		b = append(b, " ms (elapsed "...)
-		b = strconv.AppendInt(b, e.Observed, 10)
-		b = append(b, " ms)"...)
+		if e.Limit <= 0 {
+			b = append(b, "a timeout under 1 ms"...)
+		} else {
+			b = strconv.AppendInt(b, e.Limit, 10)
+			b = append(b, " ms"...)
+		}
+		b = append(b, " (elapsed "...)
+		if e.Observed <= 0 {
+			b = append(b, "under 1 ms)"...)
+		} else {
+			b = strconv.AppendInt(b, e.Observed, 10)
+			b = append(b, " ms)"...)
+		}
 		b = appendEncoding(b, e.Encoding)
 	default:
 		b = append(b, " limit exceeded: "...)

@@ -63,3 +63,27 @@ func TestErrorTextBoundedPeerStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestSubMillisecondTimeoutText pins the trap of a timeout under 1 ms whose
+// message read "within 0 ms (elapsed 0 ms)", as if the timeout were zero:
+// the fields stay in whole milliseconds, rounded down, and the text says
+// "under 1 ms" for a zero.
+func TestSubMillisecondTimeoutText(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		limit, observed int64
+		want            string
+	}{
+		{0, 0, "limits: timeout: body not complete within a timeout under 1 ms (elapsed under 1 ms)"},
+		{0, 3, "limits: timeout: body not complete within a timeout under 1 ms (elapsed 3 ms)"},
+		{1, 1, "limits: timeout: body not complete within 1 ms (elapsed 1 ms)"},
+	} {
+		got := (&Error{Stage: StageTimeout, Limit: tt.limit, Observed: tt.observed}).Error()
+		if got != tt.want {
+			t.Errorf("limit %d, observed %d: Error() = %q, want %q", tt.limit, tt.observed, got, tt.want)
+		}
+		if strings.Contains(got, " 0 ms") {
+			t.Errorf("limit %d, observed %d: Error() = %q says 0 ms", tt.limit, tt.observed, got)
+		}
+	}
+}
