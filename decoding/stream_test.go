@@ -32,16 +32,17 @@ func TestStreamingNeverExceedsLimit(t *testing.T) {
 	t.Parallel()
 	const limit = 40000
 	for _, c := range codings {
+		bodies := []struct {
+			name  string
+			body  []byte
+			stage string
+		}{
+			{"at limit", encode(t, c, text(limit)), ""},
+			{"one over", encode(t, c, text(limit+1)), "decoded"},
+			{"bomb", encode(t, c, bytes.Repeat([]byte("z"), 1<<20)), "decoded"},
+		}
 		for _, size := range []int{1, 7, 4096, 1 << 20} {
-			for _, tt := range []struct {
-				name  string
-				body  []byte
-				stage string
-			}{
-				{"at limit", encode(t, c, text(limit)), ""},
-				{"one over", encode(t, c, text(limit+1)), "decoded"},
-				{"bomb", encode(t, c, bytes.Repeat([]byte("z"), 1<<20)), "decoded"},
-			} {
+			for _, tt := range bodies {
 				d, err := NewReader(bytes.NewReader(tt.body), c, limits.Budget{MaxDecodedBytes: limit})
 				if err != nil {
 					t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
@@ -33,20 +34,41 @@ func Writer(coding string, w io.Writer) (io.WriteCloser, error) {
 	return nil, fmt.Errorf("testenc: unknown coding %q", coding)
 }
 
+// resetter is an encoder that can start a new stream on another writer.
+type resetter interface {
+	io.WriteCloser
+	Reset(io.Writer)
+}
+
+// encoders keeps one pool of encoders per coding: building a zstd encoder
+// at its best level costs far more than encoding a small body, above all
+// under the race detector.
+var encoders sync.Map // coding -> *sync.Pool of resetter
+
 // Encode returns data encoded with coding ("identity" or "" copies it).
+// It is safe for concurrent use.
 func Encode(coding string, data []byte) []byte {
 	if coding == "identity" || coding == "" {
 		return append([]byte(nil), data...)
 	}
+	p, _ := encoders.LoadOrStore(coding, new(sync.Pool))
+	pool := p.(*sync.Pool)
 	var buf bytes.Buffer
-	w, err := Writer(coding, &buf)
-	if err != nil {
-		panic(err)
+	w, ok := pool.Get().(resetter)
+	if ok {
+		w.Reset(&buf)
+	} else {
+		nw, err := Writer(coding, &buf)
+		if err != nil {
+			panic(err)
+		}
+		w = nw.(resetter)
 	}
 	w.Write(data)
 	if err := w.Close(); err != nil {
 		panic(err)
 	}
+	pool.Put(w)
 	return buf.Bytes()
 }
 
