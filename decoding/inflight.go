@@ -15,9 +15,9 @@ import (
 // decoder is charged:
 //
 //   - gzip, deflate: [FlateState] per layer, when the decoder starts.
-//   - zstd: [ZstdState] plus the window the frame header declares, when the
-//     header has been read and before the decoder sees it (the largest
-//     window of the body's frames).
+//   - zstd: [ZstdState] plus the window the frame header declares, per
+//     layer, when the header has been read and before the decoder sees it
+//     (the largest window of the layer's frames).
 //   - br: [BrotliState] plus the window the stream header declares (its
 //     first one or two bytes), before the brotli decoder is created.
 //   - identity: nothing.
@@ -86,8 +86,13 @@ type inflightState struct {
 	chunks   int64           // held for buffered chunks
 	prepaid  int64           // reserved for chunks and not yet used
 	pending  int64           // body bound to add to the first reservation
-	zstd     int64           // window charged for zstd frames so far
-	zstdOn   bool            // ZstdState was charged
+}
+
+// zstdCharge is what one zstd layer has been charged: each layer runs its
+// own decoder, with its own state and window.
+type zstdCharge struct {
+	window int64 // the largest window of the layer's frames so far
+	on     bool  // ZstdState was charged
 }
 
 // chargeDecoder charges n bytes of decoder state for coding enc.
@@ -213,20 +218,21 @@ func (d *Reader) dropDecoders() {
 	d.fl.decoders = 0
 }
 
-// chargeZstdWindow charges a zstd frame's declared window (the largest of
-// the body's frames so far).
-func (d *Reader) chargeZstdWindow(window int64) error {
-	if d.fl.hold.InFlight() == nil || (d.fl.zstdOn && window <= d.fl.zstd) {
+// chargeZstdWindow charges a zstd frame's declared window to the layer
+// whose charge is z (the largest window of the layer's frames so far, and
+// its decoder's state once).
+func (d *Reader) chargeZstdWindow(z *zstdCharge, window int64) error {
+	if d.fl.hold.InFlight() == nil || (z.on && window <= z.window) {
 		return nil
 	}
-	extra := max(window-d.fl.zstd, 0)
-	if !d.fl.zstdOn {
+	extra := max(window-z.window, 0)
+	if !z.on {
 		extra += ZstdState
 	}
 	if err := d.chargeDecoder(extra, "zstd", true); err != nil {
 		return err
 	}
-	d.fl.zstdOn, d.fl.zstd = true, max(d.fl.zstd, window)
+	z.on, z.window = true, max(z.window, window)
 	return nil
 }
 

@@ -31,7 +31,8 @@ type frameInspector struct {
 	last      bool     // the current block is the frame's last
 	skippable bool     // skipping a skippable frame's payload
 	frames    int
-	content   uint64 // sum of declared content sizes
+	content   uint64     // sum of declared content sizes
+	charged   zstdCharge // what this layer's decoder has been charged
 	err       error
 }
 
@@ -257,7 +258,7 @@ func (f *frameInspector) header() error {
 			Observed: clampInt64(window), Declared: true, Encoding: "zstd"})
 		return f.d.fault
 	}
-	if err := f.d.chargeZstdWindow(int64(window)); err != nil {
+	if err := f.d.chargeZstdWindow(&f.charged, int64(window)); err != nil {
 		return err
 	}
 	f.to(stBlockHeader)
