@@ -35,13 +35,17 @@ func brotliWindowBits(hdr []byte) (uint, bool) {
 }
 
 // brotliCharge is what a brotli stream with window bits wbits is charged:
-// its ring buffer at most (1<<wbits, plus the decoder's 42 bytes of slack,
-// which BrotliState covers) and the rest of the decoder's state.
+// its ring buffers at most and the rest of the decoder's state. The decoder
+// grows its ring buffer in doublings up to 1<<wbits as meta-blocks need
+// more, copying the old one into the new: during the last copy the buffers
+// of half the window and of the window are both live, 1.5 times the window
+// (plus the decoder's 42 bytes of slack each, which BrotliState covers).
 func brotliCharge(wbits uint) int64 {
-	if wbits > 62 {
-		wbits = 62
+	if wbits > 61 {
+		wbits = 61
 	}
-	return int64(1)<<wbits + BrotliState
+	ring := int64(1) << wbits
+	return ring + ring/2 + BrotliState
 }
 
 // charge charges the stream's window and decoder state before the decoder

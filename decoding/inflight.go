@@ -18,8 +18,10 @@ import (
 //   - zstd: [ZstdState] plus the window the frame header declares, per
 //     layer, when the header has been read and before the decoder sees it
 //     (the largest window of the layer's frames).
-//   - br: [BrotliState] plus the window the stream header declares (its
-//     first one or two bytes), before the brotli decoder is created.
+//   - br: [BrotliState] plus 1.5 times the window the stream header
+//     declares (its first one or two bytes: the decoder grows its ring
+//     buffer by copying it into one twice as large), before the brotli
+//     decoder is created.
 //   - identity: nothing.
 //
 // A whole-body read first reserves, in one reservation together with the
