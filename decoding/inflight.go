@@ -134,9 +134,13 @@ func (d *Reader) reserve(n int64, enc string, declared bool) error {
 	h := &d.fl.hold
 	var err error
 	if h.Held() == 0 {
-		pending := d.fl.pending
+		// The body bound rides along only as far as it fits: n + pending
+		// never exceeds the capacity (nor overflows) unless n alone does.
+		pending := max(d.fl.pending, 0)
 		if c := h.InFlight().Cap(); n <= c {
 			pending = min(pending, c-n)
+		} else {
+			pending = 0
 		}
 		err = d.waitFirst(n + pending)
 		if err == nil {
@@ -184,8 +188,9 @@ func (d *Reader) startBody(remaining int64) {
 	if d.sizeHint > 0 {
 		bound = min(d.sizeHint, remaining)
 	}
-	// Chunk capacities exceed the bytes by less than one chunk.
-	d.fl.pending = bound + min(bound, chunk.MaxSize)
+	// Chunk capacities exceed the bytes by less than one chunk; a bound
+	// near MaxInt64 saturates rather than wrapping negative.
+	d.fl.pending = bound + min(bound, chunk.MaxSize, 1<<63-1-bound)
 }
 
 // handOver gives back what the body's reservation did not use and moves
