@@ -286,7 +286,11 @@ func (b *countingBody) Read(p []byte) (int, error) {
 // never more, and the redirect is still followed.
 func TestTransportRedirectBodyBounded(t *testing.T) {
 	t.Parallel()
-	bomb := encode("gzip", text(8<<20)) // 8 MiB decoded, several hundred KiB on the wire
+	size := 8 << 20 // 8 MiB decoded, several hundred KiB on the wire
+	if testing.Short() {
+		size = 2 << 20 // still twice the limit
+	}
+	bomb := encode("gzip", text(size))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", "/final")
@@ -626,9 +630,13 @@ func TestTransportConcurrent(t *testing.T) {
 	tr := &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: 1 << 20}}
 	defer tr.CloseIdleConnections()
 	var wg sync.WaitGroup
+	rounds := 10
+	if testing.Short() {
+		rounds = 3 // 8 goroutines still interleave good bodies and bombs of every coding
+	}
 	for g := range 8 {
 		wg.Go(func() {
-			for i := range 10 {
+			for i := range rounds {
 				c := codings[(g+i)%len(codings)]
 				_, got, err := get(t, tr, s.URL+"/good/"+c)
 				if err != nil || !bytes.Equal(got, good) {
