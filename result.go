@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/boundhttp/boundhttp/limits"
@@ -76,7 +79,9 @@ type Result struct {
 	Usage *ResultUsage `json:"usage,omitempty"`
 	// Rejection describes a budget rejection.
 	Rejection *Rejection `json:"rejection,omitempty"`
-	// Error describes a failure (StatusFailed).
+	// Error describes a failure (StatusFailed). What net/http quotes of the
+	// server's bytes (a malformed status or header line, a redirect
+	// target) reaches it cut short and escaped.
 	Error string `json:"error,omitempty"`
 	// Notice is the preview or unverified statement (StatusPreview,
 	// StatusUnverified).
@@ -168,7 +173,7 @@ func errorResult(err error) Result {
 	if errors.As(err, &le) {
 		r = Result{Status: StatusRejected, Rejection: RejectionOf(le)}
 	} else {
-		r = Result{Status: StatusFailed, Error: err.Error()}
+		r = Result{Status: StatusFailed, Error: failureText(err)}
 	}
 	var re *ResponseError
 	if errors.As(err, &re) {
@@ -176,6 +181,44 @@ func errorResult(err error) Result {
 		r.Usage = &ResultUsage{WireBytes: re.Usage.WireBytes, DecodedBytes: re.Usage.DecodedBytes}
 	}
 	return r
+}
+
+// maxFailureText is the most bytes of an error's text, and of the URL in
+// it, that a failed Result keeps.
+const maxFailureText = 256
+
+// failureText returns the text of a failure as a Result may carry it:
+// net/http quotes what the peer sent (a malformed status line or header, a
+// redirect's Location in the *url.Error), so the URL is cut as
+// [limits.Echo] cuts it and the rest is cut to maxFailureText bytes, every
+// byte outside printable ASCII escaped.
+func failureText(err error) string {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Op + ` "` + limits.Echo(ue.URL) + `": ` + clipText(ue.Err.Error(), maxFailureText)
+	}
+	return clipText(err.Error(), maxFailureText)
+}
+
+// clipText returns at most max bytes of s, each byte outside printable
+// ASCII (and the backslash) escaped as \xNN, followed by "...(N bytes)"
+// when s was cut.
+func clipText(s string, max int) string {
+	cut := s[:min(len(s), max)]
+	var b strings.Builder
+	for i := 0; i < len(cut); i++ {
+		c := cut[i]
+		if c >= 0x20 && c < 0x7f && c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteString(`\x`)
+		b.WriteByte("0123456789abcdef"[c>>4])
+		b.WriteByte("0123456789abcdef"[c&15])
+	}
+	if len(s) > max {
+		b.WriteString("...(" + strconv.Itoa(len(s)) + " bytes)")
+	}
+	return b.String()
 }
 
 func (r *Result) describe(resp *http.Response) {
