@@ -31,6 +31,7 @@ type bodyReader struct {
 	start    time.Time // when the response headers arrived
 	expired  atomic.Bool
 	aborted  atomic.Bool
+	ended    bool // the verified end was reached; only the reader touches it
 }
 
 // newBodyReader returns the decoded body of raw; it is closed by Close.
@@ -95,8 +96,13 @@ func (b *bodyReader) readAll() (chunk.List, error) {
 
 // after records the usage so far and turns a read cut short by the timer,
 // or an end reached after the deadline, into a timeout error. It runs after
-// every Read: a few atomic stores, no lock, no allocation.
+// every Read: a few atomic stores, no lock, no allocation. Once the end was
+// reached in time it stays reached: a Read after io.EOF returns io.EOF
+// again, however late, and the usage stays verified.
 func (b *bodyReader) after(err error) error {
+	if b.ended && err == io.EOF {
+		return io.EOF
+	}
 	switch {
 	case err == nil:
 	case err == io.EOF:
@@ -107,6 +113,12 @@ func (b *bodyReader) after(err error) error {
 		err = b.timeoutError(err)
 	}
 	b.c.set(b.d.Usage(), err == io.EOF && b.verified)
+	if err == io.EOF {
+		b.ended = true
+		if b.timer != nil {
+			b.timer.Stop() // the deadline no longer applies
+		}
+	}
 	return err
 }
 
