@@ -281,9 +281,13 @@ func (t *Transport) open(ctx context.Context, resp *http.Response, b limits.Budg
 		return fail(err)
 	}
 	ce := strings.Join(resp.Header.Values("Content-Encoding"), ",")
-	coded := len(decoding.ParseContentEncoding(ce)) > 0
+	codings := decoding.ParseContentEncoding(ce)
+	coded := len(codings) > 0
 	if resp.StatusCode == http.StatusPartialContent && coded {
-		return fail(&limits.Error{Stage: limits.StageEncoding, Encoding: ce, Err: errPartialCoded})
+		// Encoding is the first coding, cut as limits.Error documents: the
+		// header is the peer's and may be megabytes long.
+		first := codings[0][:min(len(codings[0]), limits.MaxEcho)]
+		return fail(&limits.Error{Stage: limits.StageEncoding, Encoding: first, Err: errPartialCoded})
 	}
 	unverifiable := closeDelimited(resp) && !coded
 	if unverifiable && !t.AllowCloseDelimited {
