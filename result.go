@@ -67,7 +67,8 @@ type Result struct {
 	// URL is the final URL, after redirects, with any password redacted;
 	// also set when the body was rejected.
 	URL string `json:"url,omitempty"`
-	// ContentType is the response's Content-Type.
+	// ContentType is the response's Content-Type, cut to 256 bytes and
+	// escaped as Error is (the header is the server's, of any length).
 	ContentType string `json:"content_type,omitempty"`
 	// Body is the decoded body when it is valid UTF-8.
 	Body string `json:"body,omitempty"`
@@ -183,6 +184,10 @@ func errorResult(err error) Result {
 	return r
 }
 
+// maxContentType is the most bytes of the response's Content-Type that a
+// Result keeps: a header is the peer's and may be megabytes long.
+const maxContentType = 256
+
 // maxFailureText is the most bytes of an error's text, and of the URL in
 // it, that a failed Result keeps.
 const maxFailureText = 256
@@ -223,7 +228,7 @@ func clipText(s string, max int) string {
 
 func (r *Result) describe(resp *http.Response) {
 	r.HTTPStatus = resp.StatusCode
-	r.ContentType = resp.Header.Get("Content-Type")
+	r.ContentType = clipText(resp.Header.Get("Content-Type"), maxContentType)
 	if resp.Request != nil && resp.Request.URL != nil {
 		r.URL = resp.Request.URL.Redacted()
 	}

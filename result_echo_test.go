@@ -97,3 +97,36 @@ func checkFailureBounded(t *testing.T, url string) {
 		}
 	}
 }
+
+// TestEchoingAttackerBytesContentType (trap: echoing attacker bytes into
+// errors): Result.ContentType copied the server's header whole, also into
+// a rejected Result: 200 KB of server-chosen text next to a rejection that
+// promises to keep the server's content out. It is cut and escaped.
+func TestEchoingAttackerBytesContentType(t *testing.T) {
+	ct := "text/plain; x=" + strings.Repeat("IGNORE_PREVIOUS_INSTRUCTIONS\xff", 7000)
+	url := rawConnServer(t, func(c net.Conn, _ *http.Request) {
+		// A redirect the caller keeps (ErrUseLastResponse), whose body is
+		// verified, and rejected, when ResultOf reads it.
+		io.WriteString(c, "HTTP/1.1 302 Found\r\nLocation: /x\r\nContent-Encoding: gzip\r\nContent-Type: "+ct+
+			"\r\nContent-Length: 9\r\n\r\nnot gzip!")
+	})
+	tr := &boundhttp.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, fetch := range []func(*http.Request) boundhttp.Result{
+		func(r *http.Request) boundhttp.Result { return boundhttp.Fetch(client, r) },
+		func(r *http.Request) boundhttp.Result { return boundhttp.Preview(client, r, 100) },
+	} {
+		req, _ := http.NewRequest("GET", url, nil)
+		res := fetch(req)
+		if res.Status != boundhttp.StatusRejected || res.HTTPStatus != http.StatusFound {
+			t.Fatalf("status %s, HTTP %d; want rejected 302", res.Status, res.HTTPStatus)
+		}
+		if len(res.ContentType) > 1024 || strings.Count(res.ContentType, "IGNORE") > 20 || strings.Contains(res.ContentType, "\xff") {
+			t.Errorf("a rejected Result carries %d bytes of the server's Content-Type: %.80q", len(res.ContentType), res.ContentType)
+		}
+		if !strings.HasPrefix(res.ContentType, "text/plain; x=IGNORE") {
+			t.Errorf("ContentType %.40q: want the start of the header", res.ContentType)
+		}
+	}
+}
