@@ -65,7 +65,8 @@ type Result struct {
 	// also when its body was rejected.
 	HTTPStatus int `json:"http_status,omitempty"`
 	// URL is the final URL, after redirects, with any password redacted;
-	// also set when the body was rejected.
+	// also set when the body was rejected. After a redirect it is the
+	// server's choice, so it is cut to 2048 bytes (and escaped as Error is).
 	URL string `json:"url,omitempty"`
 	// ContentType is the response's Content-Type, cut to 256 bytes and
 	// escaped as Error is (the header is the server's, of any length).
@@ -178,11 +179,15 @@ func errorResult(err error) Result {
 	}
 	var re *ResponseError
 	if errors.As(err, &re) {
-		r.HTTPStatus, r.URL = re.StatusCode, re.URL
+		r.HTTPStatus, r.URL = re.StatusCode, clipText(re.URL, maxURL)
 		r.Usage = &ResultUsage{WireBytes: re.Usage.WireBytes, DecodedBytes: re.Usage.DecodedBytes}
 	}
 	return r
 }
+
+// maxURL is the most bytes of the final URL that a Result keeps: after a
+// redirect it is the server's Location, of any length.
+const maxURL = 2048
 
 // maxContentType is the most bytes of the response's Content-Type that a
 // Result keeps: a header is the peer's and may be megabytes long.
@@ -230,7 +235,7 @@ func (r *Result) describe(resp *http.Response) {
 	r.HTTPStatus = resp.StatusCode
 	r.ContentType = clipText(resp.Header.Get("Content-Type"), maxContentType)
 	if resp.Request != nil && resp.Request.URL != nil {
-		r.URL = resp.Request.URL.Redacted()
+		r.URL = clipText(resp.Request.URL.Redacted(), maxURL)
 	}
 	if c := cellOf(resp); c != nil {
 		u, _ := c.get()
