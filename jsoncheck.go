@@ -4,6 +4,7 @@ import (
 	"io"
 	"mime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/boundhttp/boundhttp/decoding"
 	"github.com/boundhttp/boundhttp/internal/chunk"
@@ -47,13 +48,22 @@ func checkJSONChunks(chunks chunk.List, l limits.JSON) error {
 // returned instead of the bytes that caused it, and io.EOF only after the
 // document ended well. A body that ends with no bytes at all is no body,
 // as for [checkJSONChunks]: it ends with io.EOF unchecked.
+//
+// The body's read guard admits one Read at a time only while the body is
+// read, not while the checker runs, so the checker has a flag of its own: a
+// Read that overlaps another fails with errConcurrentRead before it reads.
 type jsonCheckReader struct {
 	io.ReadCloser
 	c    *decoding.JSONChecker
 	some bool // a byte of the body was read
+	busy atomic.Bool
 }
 
 func (j *jsonCheckReader) Read(p []byte) (int, error) {
+	if !j.busy.CompareAndSwap(false, true) {
+		return 0, errConcurrentRead
+	}
+	defer j.busy.Store(false)
 	n, err := j.ReadCloser.Read(p)
 	if n > 0 {
 		j.some = true
