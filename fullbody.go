@@ -16,6 +16,7 @@ type fullBody struct {
 	i, off int        // the next byte is chunks.Chunk(i)[off]
 	size   int64
 	c      *usageCell
+	outer  *readGuard // the guard of a body that serves this one (lazyBody), or nil
 }
 
 // newFullBody returns a body serving chunks, recording into c.
@@ -63,7 +64,7 @@ func (f *fullBody) WriteTo(w io.Writer) (int64, error) {
 	var n int64
 	var err error
 	for f.i < f.chunks.Len() && err == nil {
-		if f.g.closed() {
+		if f.g.closed() || f.outer != nil && f.outer.closed() {
 			err = errBodyClosed
 			break
 		}

@@ -42,6 +42,7 @@ func (l *lazyBody) open() error {
 		return err
 	}
 	l.full = newFullBody(chunks, l.b.c)
+	l.full.outer = &l.g // a Close of this body stops a WriteTo between writes
 	return nil
 }
 
