@@ -54,9 +54,11 @@ func checkJSONChunks(chunks chunk.List, l limits.JSON) error {
 // Read that overlaps another fails with errConcurrentRead before it reads.
 type jsonCheckReader struct {
 	io.ReadCloser
-	c    *decoding.JSONChecker
-	some bool // a byte of the body was read
-	busy atomic.Bool
+	c     *decoding.JSONChecker
+	some  bool // a byte of the body was read
+	busy  atomic.Bool
+	usage *usageCell // the body's usage record (Transport), or nil
+	err   error      // sticky: why the check rejected the body
 }
 
 func (j *jsonCheckReader) Read(p []byte) (int, error) {
@@ -64,17 +66,31 @@ func (j *jsonCheckReader) Read(p []byte) (int, error) {
 		return 0, errConcurrentRead
 	}
 	defer j.busy.Store(false)
+	if j.err != nil {
+		return 0, j.err
+	}
 	n, err := j.ReadCloser.Read(p)
 	if n > 0 {
 		j.some = true
 	}
 	if _, cerr := j.c.Write(p[:n]); cerr != nil {
-		return 0, cerr
+		return 0, j.reject(cerr)
 	}
 	if err == io.EOF && j.some {
 		if cerr := j.c.Close(); cerr != nil {
-			return 0, cerr
+			return 0, j.reject(cerr)
 		}
 	}
 	return n, err
+}
+
+// reject makes err sticky and records that the body was not accepted: the
+// body underneath may have recorded its verified end before the check ran.
+func (j *jsonCheckReader) reject(err error) error {
+	j.err = err
+	if j.usage != nil {
+		u, _ := j.usage.get()
+		j.usage.set(u, false)
+	}
+	return err
 }

@@ -317,7 +317,7 @@ func (t *Transport) stream(resp *http.Response, body *bodyReader) *http.Response
 	resp.Body = body
 	if t.JSON != nil && isJSON(resp.Header.Get("Content-Type")) {
 		jc, _ := decoding.NewJSONChecker(*t.JSON) // validated in budgetFor
-		resp.Body = &jsonCheckReader{ReadCloser: body, c: jc}
+		resp.Body = &jsonCheckReader{ReadCloser: body, c: jc, usage: body.c}
 	}
 	return resp
 }
