@@ -45,3 +45,34 @@ func TestUsageOfRejectedJSONStream(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestUsageOfRejectedJSONKeptRedirect: the same for the body of a redirect
+// kept with ErrUseLastResponse, verified whole on its first Read: the body
+// reached its verified end, then the JSON check rejected it, and UsageOf
+// kept reporting the verified end.
+func TestUsageOfRejectedJSONKeptRedirect(t *testing.T) {
+	t.Parallel()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Location", "/elsewhere")
+		w.WriteHeader(http.StatusFound)
+		io.WriteString(w, `{"a": [1, 2, `)
+	}))
+	defer s.Close()
+	tr := &boundhttp.Transport{JSON: &limits.JSON{MaxDepth: 4}}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, err = io.ReadAll(resp.Body)
+	var le *limits.Error
+	if !errors.As(err, &le) {
+		t.Errorf("ReadAll: %v; want a *limits.Error", err)
+	}
+	if _, done := boundhttp.UsageOf(resp); done {
+		t.Errorf("UsageOf reports a verified end for a body the JSON check rejected (%v)", err)
+	}
+}

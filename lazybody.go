@@ -31,7 +31,11 @@ func (l *lazyBody) open() error {
 	}
 	chunks, err := l.b.readAll()
 	if err == nil && l.json != nil {
-		err = checkJSONChunks(chunks, *l.json)
+		if err = checkJSONChunks(chunks, *l.json); err != nil {
+			// readAll recorded the verified end; the check refused it.
+			u, _ := l.b.c.get()
+			l.b.c.set(u, false)
+		}
 	}
 	// The connection is done with either way; the decoder goes back now.
 	l.b.abort()
