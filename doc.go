@@ -32,7 +32,8 @@
 // complete. A close-delimited body (HTTP/1.x with neither Content-Length nor
 // chunked framing) ends when the server closes the connection, which looks
 // exactly like a connection cut mid-body; unless a content-coding with its
-// own end marker covers it, it is rejected with [limits.StageIntegrity] and
+// own end marker covers it (one gzip member or zstd frame, a brotli or zlib
+// stream), it is rejected with [limits.StageIntegrity] and
 // [ErrCloseDelimited], or, with [Transport.AllowCloseDelimited], accepted
 // but reported unverified by [UsageOf] and as [StatusUnverified] by
 // [ResultOf]. A 101 Switching Protocols hands over a connection, not a body:

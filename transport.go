@@ -71,7 +71,10 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // and [ErrCloseDelimited] before any of it is read; with AllowCloseDelimited
 // it is read and charged like any other, but [UsageOf] and [ResultOf] never
 // report it as verified. A body with a content-coding (gzip, deflate, br,
-// zstd) carries its own end marker and is verified whatever its framing.
+// zstd) carries its own end marker and is verified whatever its framing,
+// unless DecodeOptions allow several gzip members or zstd frames: a cut
+// between two of them looks like the end too (see
+// [decoding.Reader.EndMarked]), so such bodies count as unmarked.
 //
 // Budget.Timeout runs from the moment the response headers arrive to the
 // verified end of the body (in streaming mode, to io.EOF), so a server that
@@ -109,8 +112,8 @@ type Transport struct {
 	Streaming bool
 
 	// AllowCloseDelimited accepts HTTP/1.x bodies that end only when the
-	// server closes the connection and carry no content-coding: their end
-	// cannot be verified, so by default they are rejected with
+	// server closes the connection and whose codings do not mark their end
+	// (no coding, or several members allowed): their end cannot be verified, so by default they are rejected with
 	// [limits.StageIntegrity] and [ErrCloseDelimited]. When set, they are
 	// read and charged like any other body, but their usage is never
 	// reported as verified ([UsageOf] reports false, [ResultOf] reports
@@ -289,13 +292,16 @@ func (t *Transport) open(ctx context.Context, resp *http.Response, b limits.Budg
 		first := codings[0][:min(len(codings[0]), limits.MaxEcho)]
 		return fail(&limits.Error{Stage: limits.StageEncoding, Encoding: first, Err: errPartialCoded})
 	}
-	unverifiable := closeDelimited(resp) && !coded
-	if unverifiable && !t.AllowCloseDelimited {
-		return fail(&limits.Error{Stage: limits.StageIntegrity, Err: ErrCloseDelimited})
-	}
-	body, err := newBodyReader(resp.Body, ce, b, t.decodeOptions(), cell, cancel, !unverifiable)
+	body, err := newBodyReader(resp.Body, ce, b, t.decodeOptions(), cell, cancel, true)
 	if err != nil {
 		return fail(err)
+	}
+	if closeDelimited(resp) && !body.d.EndMarked() {
+		if !t.AllowCloseDelimited {
+			body.d.Close() // nothing was read; the source is closed by fail
+			return fail(&limits.Error{Stage: limits.StageIntegrity, Err: ErrCloseDelimited})
+		}
+		body.verified = false
 	}
 	t.inflightBody(body.d, ctx)
 	if b.Timeout > 0 {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/decoding"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -266,6 +267,32 @@ func TestCloseDelimitedBodyUnverifiable(t *testing.T) {
 		req, _ := http.NewRequest("GET", u, nil)
 		if r := boundhttp.Fetch(&http.Client{Transport: &boundhttp.Transport{}}, req); r.Status != tt.status {
 			t.Errorf("close-delimited gzip body of %d bytes: %s, want %s", len(tt.wire), summary(r), tt.status)
+		}
+	}
+}
+
+// TestCloseDelimitedMembersUnverifiable: a close-delimited body whose coding
+// may carry several gzip members or zstd frames (WithMaxMembers above 1) can
+// be cut between two of them and still decode cleanly, so its end is no more
+// verified than an identity body's: refused by default, unverified when
+// allowed. With one member (the default) the coding's end marker verifies it.
+func TestCloseDelimitedMembersUnverifiable(t *testing.T) {
+	t.Parallel()
+	const doc = `{"verdict": "approved"}`
+	for _, c := range []string{"gzip", "zstd"} {
+		u := closingServer(t, "HTTP/1.1 200 OK\r\nContent-Encoding: "+c+"\r\nConnection: close\r\n\r\n"+string(encode(c, []byte(doc))))
+		req, _ := http.NewRequest("GET", u, nil)
+		if r := boundhttp.Fetch(&http.Client{Transport: &boundhttp.Transport{}}, req); r.Status != boundhttp.StatusComplete || r.Body != doc {
+			t.Errorf("close-delimited %s, one member: %s, want complete", c, summary(r))
+		}
+		many := []decoding.Option{decoding.WithMaxMembers(2)}
+		r := boundhttp.Fetch(&http.Client{Transport: &boundhttp.Transport{DecodeOptions: many}}, req)
+		if r.Status != boundhttp.StatusRejected || r.Body != "" || r.Rejection == nil || r.Rejection.Stage != limits.StageIntegrity {
+			t.Errorf("close-delimited %s, up to 2 members: %s, want rejected at integrity", c, summary(r))
+		}
+		r = boundhttp.Fetch(&http.Client{Transport: &boundhttp.Transport{DecodeOptions: many, AllowCloseDelimited: true}}, req)
+		if r.Status != boundhttp.StatusUnverified || r.Complete || r.Body != doc {
+			t.Errorf("close-delimited %s, up to 2 members, allowed: %s, want unverified with the bytes", c, summary(r))
 		}
 	}
 }

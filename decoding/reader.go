@@ -178,6 +178,23 @@ func (d *Reader) Usage() limits.Usage {
 	return limits.Usage{WireBytes: d.wire.n, DecodedBytes: d.top.out}
 }
 
+// EndMarked reports whether the body's codings mark its end themselves, so
+// that a source cut anywhere fails to verify: the coding read off the wire
+// (the last one applied) is not identity, and when it is gzip or zstd it
+// admits one member or frame only (the default of [WithMaxMembers]). An
+// identity body ends wherever its source ends, and so does a body of several
+// members or frames when the source is cut between two of them: for those,
+// the end is only as trustworthy as the framing that carried the body.
+func (d *Reader) EndMarked() bool {
+	switch d.layers[0].name {
+	case "identity":
+		return false
+	case "gzip", "zstd":
+		return d.cfg.maxMembers == 1
+	}
+	return true
+}
+
 // Budget returns the budget the Reader enforces, with defaults applied.
 func (d *Reader) Budget() limits.Budget { return d.b }
 
