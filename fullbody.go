@@ -95,3 +95,40 @@ func (f *fullBody) Close() error {
 func (f *fullBody) cell() *usageCell { return f.c }
 
 var _ io.ReadCloser = (*fullBody)(nil)
+
+// take returns the rest of the body and leaves it at its end. A body not
+// yet read from is handed over by [chunk.List.Join]: its one chunk as it is
+// (it leaves its pool), or all of them joined into one slice of exactly the
+// body's size, after which they go back to their pool. The rest of a body
+// partly read is copied out and the chunks are released. Like Read, it may
+// run while Close is called.
+func (f *fullBody) take() ([]byte, error) {
+	if err := f.g.enter(); err != nil {
+		return nil, err
+	}
+	var out []byte
+	if f.i == 0 && f.off == 0 {
+		out = f.chunks.Join()
+	} else {
+		out = make([]byte, 0, f.rest())
+		for i := f.i; i < f.chunks.Len(); i++ {
+			out = append(out, f.chunks.Chunk(i)[f.off:]...)
+			f.off = 0
+		}
+		f.chunks.Release()
+	}
+	f.i, f.off = 0, 0 // the list is empty now
+	if f.g.leave() {
+		f.chunks.Release() // Close came during take: nothing is left to release
+	}
+	return out, nil
+}
+
+// rest returns the bytes not yet read.
+func (f *fullBody) rest() int64 {
+	n := f.size
+	for i := range f.i {
+		n -= int64(len(f.chunks.Chunk(i)))
+	}
+	return n - int64(f.off)
+}

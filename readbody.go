@@ -1,0 +1,23 @@
+package boundhttp
+
+import "io"
+
+// ReadBody reads body to its end and returns the bytes, as [io.ReadAll]
+// does. For a whole body that a [Transport] returned (resp.Body) or that
+// [Middleware] handed a handler (r.Body), it takes the verified bytes
+// without io.ReadAll's copies: a body held in one piece is handed over as
+// it is, a larger one is joined once into a slice of exactly its size and
+// its pooled memory is released at once. io.ReadAll instead copies the body
+// into growing buffers and then once more into its result, about twice the
+// body's size in allocations on top of the memory the Transport already
+// holds until Close.
+//
+// Any other reader (a streaming body, a body that http.Client wrapped
+// because Client.Timeout is set) is read with io.ReadAll. ReadBody does not
+// close body; the caller still does.
+func ReadBody(body io.Reader) ([]byte, error) {
+	if f, ok := body.(*fullBody); ok {
+		return f.take()
+	}
+	return io.ReadAll(body)
+}
