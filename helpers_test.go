@@ -17,6 +17,8 @@ var (
 
 var stageOf = testenc.StageOf
 
+var cpuPerOp = testenc.CPUPerOp
+
 // body describes a response a test server sends.
 type body struct {
 	coding  string // Content-Encoding; "" for none

@@ -69,20 +69,23 @@ func BenchmarkDecode(b *testing.B) {
 		body := encode(b, c, benchBody)
 		budget := limits.Budget{MaxDecodedBytes: int64(len(benchBody)), MaxWireBytes: int64(len(body))}
 		buf := make([]byte, 32<<10)
-		b.Run(c+"/raw", func(b *testing.B) {
+		b.Run("coding="+c+"/decoder=raw", func(b *testing.B) {
 			reset := rawReader(b, c)
 			src := bytes.NewReader(body)
 			b.SetBytes(int64(len(benchBody)))
 			b.ReportAllocs()
+			stop := cpuPerOp(b)
 			for b.Loop() {
 				src.Reset(body)
 				drain(b, reset(src), buf)
 			}
+			stop()
 		})
-		b.Run(c+"/bounded", func(b *testing.B) {
+		b.Run("coding="+c+"/decoder=bounded", func(b *testing.B) {
 			src := bytes.NewReader(body)
 			b.SetBytes(int64(len(benchBody)))
 			b.ReportAllocs()
+			stop := cpuPerOp(b)
 			for b.Loop() {
 				src.Reset(body)
 				d, err := NewReader(src, c, budget)
@@ -92,6 +95,7 @@ func BenchmarkDecode(b *testing.B) {
 				drain(b, d, buf)
 				d.Close()
 			}
+			stop()
 		})
 	}
 }

@@ -27,6 +27,8 @@ func text(n int) []byte { return testenc.Text(n) }
 
 var stageOf = testenc.StageOf
 
+var cpuPerOp = testenc.CPUPerOp
+
 // decodeAll runs ReadAll and checks the whole-or-nothing rule.
 func decodeAll(t testing.TB, body []byte, ce string, b limits.Budget, opts ...Option) ([]byte, error) {
 	t.Helper()

@@ -1,0 +1,208 @@
+package boundhttp_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// The benchmarks of this file are the client rows of BENCHMARKS.md (see
+// bench/run): each compares the Transport with a stock http.Transport
+// (transparent gzip) fetching the same gzip JSON body from a loopback
+// server in the same run. MB/s are of decoded bytes.
+
+// fetchBudget holds the largest benchmark body.
+var fetchBudget = limits.Budget{MaxWireBytes: 16 << 20, MaxDecodedBytes: 16 << 20}
+
+// A fetcher is one way to fetch and read a whole body.
+type fetcher struct {
+	name string
+	c    *http.Client
+	read func(io.Reader) ([]byte, error)
+}
+
+// fetchers returns the stock client and the Transport read two ways: with
+// io.ReadAll, as callers of net/http do, and with boundhttp.ReadBody, which
+// takes the verified bytes without a second copy. idle is the number of
+// idle connections per host each keeps (the concurrency benchmarks keep
+// one per client).
+func fetchers(idle int) []fetcher {
+	stock := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: idle}}
+	bounded := &http.Client{Transport: &boundhttp.Transport{
+		Base:   &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: idle},
+		Budget: fetchBudget,
+	}}
+	return []fetcher{
+		{"stock", stock, io.ReadAll},
+		{"bounded", bounded, io.ReadAll},
+		{"bounded-ReadBody", bounded, boundhttp.ReadBody},
+	}
+}
+
+// fetch gets url with f and checks that it read want bytes.
+func (f fetcher) fetch(url string, want int) error {
+	resp, err := f.c.Get(url)
+	if err != nil {
+		return err
+	}
+	data, err := f.read(resp.Body)
+	resp.Body.Close()
+	if err != nil || len(data) != want {
+		return fmt.Errorf("%s: read %d bytes, %v; want %d", f.name, len(data), err, want)
+	}
+	return nil
+}
+
+func (f fetcher) close() { f.c.CloseIdleConnections() }
+
+// gzipJSONServer answers every GET on a loopback connection with data,
+// gzip-encoded, with a Content-Length, keeping the connection alive. It
+// writes one prepared response and allocates nothing per request, so that
+// the allocations a benchmark reports are the client's: a net/http server
+// in the same process would add its own to both sides of every ratio.
+func gzipJSONServer(data []byte) *cannedServer {
+	gz := encode("gzip", data)
+	head := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n", len(gz))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	s := &cannedServer{l: l, URL: "http://" + l.Addr().String() + "/", resp: append([]byte(head), gz...)}
+	s.wg.Go(s.accept)
+	return s
+}
+
+type cannedServer struct {
+	URL  string
+	l    net.Listener
+	resp []byte
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	cs   []net.Conn
+}
+
+func (s *cannedServer) accept() {
+	for {
+		c, err := s.l.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.cs = append(s.cs, c)
+		s.mu.Unlock()
+		s.wg.Go(func() { s.serve(c) })
+	}
+}
+
+// serve answers each request on c, which must have no body, with s.resp.
+func (s *cannedServer) serve(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return
+		}
+		if len(line) > 2 || line[0] != '\r' { // not the end of the header
+			continue
+		}
+		if _, err := c.Write(s.resp); err != nil {
+			return
+		}
+	}
+}
+
+// Close stops the server and closes its connections.
+func (s *cannedServer) Close() {
+	s.l.Close()
+	s.mu.Lock()
+	for _, c := range s.cs {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// BenchmarkFetch is a whole-body fetch of a gzip JSON body, read to the end,
+// on a kept-alive connection: 4 KiB (where pooled decoders count) and
+// 8 MiB (where the copies of the body count).
+func BenchmarkFetch(b *testing.B) {
+	for _, size := range []int{4 << 10, 8 << 20} {
+		b.Run("size="+bsize(size), func(b *testing.B) {
+			s := gzipJSONServer(text(size))
+			defer s.Close()
+			for _, f := range fetchers(2) {
+				b.Run("client="+f.name, func(b *testing.B) {
+					defer f.close()
+					b.SetBytes(int64(size))
+					b.ReportAllocs()
+					stop := cpuPerOp(b)
+					for b.Loop() {
+						if err := f.fetch(s.URL, size); err != nil {
+							b.Fatal(err)
+						}
+					}
+					stop()
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkFetchClients runs the 4 KiB fetch of [BenchmarkFetch] from 1,
+// 8 and 64 concurrent clients; compare each client count's ratio with the
+// single client's.
+func BenchmarkFetchClients(b *testing.B) {
+	const size = 4 << 10
+	data := text(size)
+	s := gzipJSONServer(data)
+	defer s.Close()
+	for _, n := range []int{1, 8, 64} {
+		for _, f := range fetchers(n) {
+			b.Run(fmt.Sprintf("size=%s/clients=%d/client=%s", bsize(size), n, f.name), func(b *testing.B) {
+				defer f.close()
+				b.SetBytes(size)
+				b.ReportAllocs()
+				concurrently(b, n, func() error { return f.fetch(s.URL, size) })
+			})
+		}
+	}
+}
+
+// concurrently runs op b.N times in all from n goroutines. Unlike
+// b.RunParallel, whose goroutine count is a multiple of GOMAXPROCS, it runs
+// exactly n concurrent clients.
+func concurrently(b *testing.B, n int, op func() error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var once sync.Once
+	b.ResetTimer()
+	defer cpuPerOp(b)()
+	for range n {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				if err := op(); err != nil {
+					once.Do(func() { b.Error(err) })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// bsize names a benchmark body size.
+func bsize(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%dMiB", n>>20)
+	}
+	return fmt.Sprintf("%dKiB", n>>10)
+}

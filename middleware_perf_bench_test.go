@@ -1,0 +1,146 @@
+package boundhttp_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// The benchmarks of this file are the server rows of BENCHMARKS.md (see
+// bench/run): each compares the Middleware with what a handler does
+// without it, on a loopback server, in the same run.
+
+// A reader reads a whole request body in a handler.
+type reader func(io.Reader) ([]byte, error)
+
+// readHandler reads the body with read and answers 200 if it has want
+// bytes, 500 otherwise.
+func readHandler(read reader, want int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		data, err := read(r.Body)
+		if err != nil || len(data) != want {
+			http.Error(w, fmt.Sprintf("read %d bytes, %v", len(data), err), http.StatusInternalServerError)
+		}
+	}
+}
+
+// byHand is what handlers write without the library: the wire limit of
+// http.MaxBytesHandler, the standard gzip reader and io.ReadAll, with no
+// bound on the decoded size.
+func byHand(want int, limit int64) http.Handler {
+	return http.MaxBytesHandler(readHandler(func(body io.Reader) ([]byte, error) {
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			return nil, err
+		}
+		return io.ReadAll(zr)
+	}, want), limit)
+}
+
+// poster posts data to url with the given Content-Encoding.
+type poster struct {
+	c      *http.Client
+	url    string
+	coding string
+	data   []byte
+}
+
+func (p poster) post() error {
+	req, err := http.NewRequest(http.MethodPost, p.url, bytes.NewReader(p.data))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if p.coding != "" {
+		req.Header.Set("Content-Encoding", p.coding)
+	}
+	resp, err := p.c.Do(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// newPoster starts a loopback server of h and returns a poster of data to
+// it keeping idle connections for clients concurrent clients.
+func newPoster(b *testing.B, h http.Handler, coding string, data []byte, clients int) poster {
+	s := httptest.NewServer(h)
+	b.Cleanup(s.Close)
+	tr := &http.Transport{MaxIdleConnsPerHost: clients, DisableCompression: true}
+	b.Cleanup(tr.CloseIdleConnections)
+	return poster{c: &http.Client{Transport: tr}, url: s.URL, coding: coding, data: data}
+}
+
+// BenchmarkMiddlewareGzip posts a 64 KiB gzip JSON body to a handler that
+// reads it whole: by hand (MaxBytesHandler, gzip.NewReader, io.ReadAll),
+// behind the Middleware with io.ReadAll, and behind the Middleware with
+// boundhttp.ReadBody.
+func BenchmarkMiddlewareGzip(b *testing.B) {
+	const size = 64 << 10
+	const limit = 4 << 20
+	data := text(size)
+	gz := encode("gzip", data)
+	mw := boundhttp.Middleware(limits.Budget{MaxWireBytes: limit, MaxDecodedBytes: limit})
+	for _, tt := range []struct {
+		name string
+		h    http.Handler
+	}{
+		{"by-hand", byHand(size, limit)},
+		{"Middleware", mw(readHandler(io.ReadAll, size))},
+		{"Middleware-ReadBody", mw(readHandler(boundhttp.ReadBody, size))},
+	} {
+		b.Run("size="+bsize(size)+"/handler="+tt.name, func(b *testing.B) {
+			p := newPoster(b, tt.h, "gzip", gz, 1)
+			b.SetBytes(size)
+			b.ReportAllocs()
+			stop := cpuPerOp(b)
+			for b.Loop() {
+				if err := p.post(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			stop()
+		})
+	}
+}
+
+// BenchmarkMiddlewareClients posts the 4 KiB identity JSON body of
+// BenchmarkMiddleware from 1, 8 and 64 concurrent clients; compare each
+// client count's ratio with the single client's. The single client is the
+// 4 KiB row of BENCHMARKS.md.
+func BenchmarkMiddlewareClients(b *testing.B) {
+	const size = 4 << 10
+	const limit = 4 << 20
+	data := text(size)
+	drain := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	})
+	for _, n := range []int{1, 8, 64} {
+		for _, tt := range []struct {
+			name string
+			h    http.Handler
+		}{
+			{"MaxBytesHandler", http.MaxBytesHandler(drain, limit)},
+			{"Middleware", boundhttp.Middleware(limits.Budget{MaxWireBytes: limit, MaxDecodedBytes: limit})(drain)},
+		} {
+			b.Run(fmt.Sprintf("size=%s/clients=%d/handler=%s", bsize(size), n, tt.name), func(b *testing.B) {
+				p := newPoster(b, tt.h, "", data, n)
+				b.SetBytes(size)
+				b.ReportAllocs()
+				concurrently(b, n, p.post)
+			})
+		}
+	}
+}
