@@ -17,6 +17,15 @@ type config struct {
 }
 
 func newConfig(opts []Option) (config, error) {
+	if len(opts) == 0 {
+		// Without options nothing escapes: the config the options would
+		// be applied to costs an allocation per body.
+		return config{maxMembers: 1}, nil
+	}
+	return applyOptions(opts)
+}
+
+func applyOptions(opts []Option) (config, error) {
 	c := config{maxMembers: 1}
 	for _, o := range opts {
 		if o == nil {

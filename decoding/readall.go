@@ -3,6 +3,7 @@ package decoding
 import (
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/boundhttp/boundhttp/internal/chunk"
 	"github.com/boundhttp/boundhttp/limits"
@@ -62,7 +63,8 @@ func (d *Reader) readAllChunks() (chunk.List, error) {
 		size = min(d.sizeHint, remaining, chunk.MaxSize)
 	}
 	var chunks chunk.List
-	var probe [chunk.MinSize]byte
+	probe := probePool.Get().(*[chunk.MinSize]byte)
+	defer probePool.Put(probe)
 	for {
 		// Before allocating a chunk, look for the end with a small read,
 		// so that a body that ends at a chunk boundary costs no empty chunk.
@@ -112,6 +114,11 @@ func (d *Reader) readAllChunks() (chunk.List, error) {
 		}
 	}
 }
+
+// probePool holds the buffers readAllChunks looks for the end with. On the
+// stack such a buffer would escape to the heap through the decoders' Read:
+// 512 bytes allocated for every whole body.
+var probePool = sync.Pool{New: func() any { return new([chunk.MinSize]byte) }}
 
 // SetSizeHint tells [Reader.ReadAll] how many decoded bytes to expect, for
 // example the Content-Length of an identity body. It sizes the first chunk

@@ -25,6 +25,14 @@ const (
 
 var pools [numClasses]sync.Pool // of *[]byte
 
+// boxes holds the *[]byte that carry chunks through the pools, emptied, so
+// that putting a chunk back allocates nothing either.
+var boxes sync.Pool // of *[]byte
+
+// firstCap is the capacity of a list's slice of chunks: a body of a few KiB
+// takes four (512 B, 1 KiB, 2 KiB, and the rest), so most lists never grow.
+const firstCap = 4
+
 // A List is a body held in consecutive pooled chunks. The zero value is an
 // empty list. It is a small value (one slice); a copy shares the chunks, so
 // release only one copy. It is not safe for concurrent use.
@@ -48,8 +56,13 @@ func (l *List) Next(n int64) []byte {
 	var buf []byte
 	if p, ok := pools[c].Get().(*[]byte); ok {
 		buf = (*p)[:n]
+		*p = nil
+		boxes.Put(p)
 	} else {
 		buf = make([]byte, n, MinSize<<c)
+	}
+	if l.c == nil {
+		l.c = make([][]byte, 0, firstCap)
 	}
 	l.c = append(l.c, buf)
 	return buf
@@ -107,8 +120,12 @@ func (l *List) Release() {
 		for MinSize<<class < c {
 			class++
 		}
-		ch = ch[:0]
-		pools[class].Put(&ch)
+		p, ok := boxes.Get().(*[]byte)
+		if !ok {
+			p = new([]byte)
+		}
+		*p = ch[:0]
+		pools[class].Put(p)
 	}
 	clear(l.c)
 	l.c = l.c[:0]

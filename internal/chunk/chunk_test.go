@@ -46,3 +46,22 @@ func TestReleaseOnlyPoolsOwnChunks(t *testing.T) {
 	}
 	l.Release() // nothing left to pool
 }
+
+// TestPooledListAllocatesNothing: in steady state, taking chunks and
+// putting them back allocates at most the list's own slice.
+func TestPooledListAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops objects at random under the race detector")
+	}
+	body := func() {
+		var l List
+		for _, n := range []int64{512, 1024, 2048, 512} {
+			l.Next(n)
+		}
+		l.Release()
+	}
+	body()
+	if allocs := testing.AllocsPerRun(100, body); allocs > 1 {
+		t.Errorf("a 4-chunk list allocated %v times per body in steady state, want at most 1 (its slice)", allocs)
+	}
+}
