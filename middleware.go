@@ -304,10 +304,13 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	}
 	cell := new(usageCell)
 	r2 := r.WithContext(withUsageCell(r.Context(), cell)) // a shallow copy
-	r2.Header = r.Header.Clone()
 	r2.TransferEncoding = nil
 	r2.GetBody = nil
 	if len(codings) > 0 {
+		// The header changes: on a copy, never on the caller's. An
+		// identity body keeps the caller's header, as with
+		// http.MaxBytesHandler, unless its Content-Length must be set.
+		r2.Header = r.Header.Clone()
 		r2.Header.Del("Content-Encoding")
 	}
 
@@ -340,7 +343,15 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	full := newFullBody(chunks, cell)
 	r2.Body = full
 	r2.ContentLength = full.size
-	r2.Header.Set("Content-Length", strconv.FormatInt(full.size, 10))
+	if len(codings) > 0 || r.ContentLength != full.size || r.Header.Get("Content-Length") == "" {
+		if len(codings) == 0 {
+			r2.Header = r.Header.Clone()
+		}
+		if r2.Header == nil {
+			r2.Header = make(http.Header)
+		}
+		r2.Header.Set("Content-Length", strconv.FormatInt(full.size, 10))
+	}
 	defer full.Close() // the handler has returned: its body is done with
 	next.ServeHTTP(w, r2)
 }
