@@ -1,7 +1,6 @@
 package boundhttp_test
 
 import (
-	"bufio"
 	"io"
 	"net"
 	"net/http"
@@ -10,35 +9,19 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
 // rawConnServer answers each connection with f, after reading its request.
 func rawConnServer(t *testing.T, f func(c net.Conn, r *http.Request)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				conn.SetDeadline(time.Now().Add(10 * time.Second))
-				r, err := http.ReadRequest(bufio.NewReader(conn))
-				if err != nil {
-					return
-				}
-				f(conn, r)
-			}()
+	return testenc.RawServer(t, func(conn net.Conn, r *http.Request) {
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		if r != nil {
+			f(conn, r)
 		}
-	}()
-	return "http://" + ln.Addr().String()
+	})
 }
 
 // TestEchoingAttackerBytesFailedResult (trap: echoing attacker bytes into

@@ -17,6 +17,7 @@ import (
 
 	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/decoding"
+	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -201,25 +202,7 @@ func TestSwitchingProtocolsIsNotABody(t *testing.T) {
 // the connection.
 func closingServer(t *testing.T, resp string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				http.ReadRequest(bufio.NewReader(conn))
-				io.WriteString(conn, resp)
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String()
+	return testenc.RawServer(t, func(conn net.Conn, _ *http.Request) { io.WriteString(conn, resp) })
 }
 
 // TestCloseDelimitedBodyUnverifiable pins the trap "the absence of framing

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -102,30 +103,15 @@ func TestTransportWireBoundary(t *testing.T) {
 // the connection open until the test ends.
 func rawServer(t *testing.T, resp string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	done := make(chan struct{})
-	t.Cleanup(func() { close(done); ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				http.ReadRequest(bufio.NewReader(conn))
-				io.WriteString(conn, resp)
-				select {
-				case <-done:
-				case <-time.After(10 * time.Second):
-				}
-			}()
+	t.Cleanup(func() { close(done) })
+	return testenc.RawServer(t, func(conn net.Conn, _ *http.Request) {
+		io.WriteString(conn, resp)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
 		}
-	}()
-	return "http://" + ln.Addr().String()
+	})
 }
 
 // TestTransportDeclaredLengthRejectedBeforeBody: a Content-Length above the

@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -18,33 +18,17 @@ import (
 // answers 204 otherwise.
 func resetServer(t *testing.T, limit int64) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				req, err := http.ReadRequest(bufio.NewReader(conn))
-				if err != nil {
-					return
-				}
-				if req.ContentLength > limit {
-					conn.(*net.TCPConn).SetLinger(0)
-					return
-				}
-				io.Copy(io.Discard, req.Body)
-				io.WriteString(conn, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
-			}()
+	return testenc.RawServer(t, func(conn net.Conn, req *http.Request) {
+		if req == nil {
+			return
 		}
-	}()
-	return "http://" + ln.Addr().String()
+		if req.ContentLength > limit {
+			conn.(*net.TCPConn).SetLinger(0)
+			return
+		}
+		io.Copy(io.Discard, req.Body)
+		io.WriteString(conn, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+	})
 }
 
 // TestReset checks that a refusal by reset is measured and reported as a

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -168,28 +169,11 @@ func TestRunReservedHeader(t *testing.T) {
 func TestOddTargets(t *testing.T) {
 	t.Parallel()
 	serve := func(answer func(conn net.Conn, n int64)) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
-		go func() {
-			for {
-				conn, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go func() {
-					defer conn.Close()
-					req, err := http.ReadRequest(bufio.NewReader(conn))
-					if err != nil {
-						return
-					}
-					answer(conn, req.ContentLength)
-				}()
+		return testenc.RawServer(t, func(conn net.Conn, req *http.Request) {
+			if req != nil {
+				answer(conn, req.ContentLength)
 			}
-		}()
-		return "http://" + ln.Addr().String()
+		})
 	}
 	const limit = 50000
 	cont := serve(func(conn net.Conn, n int64) {
