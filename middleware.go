@@ -343,7 +343,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	full := newFullBody(chunks, cell)
 	r2.Body = full
 	r2.ContentLength = full.size
-	if len(codings) > 0 || r.ContentLength != full.size || r.Header.Get("Content-Length") == "" {
+	if len(codings) > 0 || r.ContentLength != full.size || !statesLength(r.Header, full.size) {
 		if len(codings) == 0 {
 			r2.Header = r.Header.Clone()
 		}
@@ -354,6 +354,16 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	}
 	defer full.Close() // the handler has returned: its body is done with
 	next.ServeHTTP(w, r2)
+}
+
+// statesLength reports whether h holds Content-Length exactly once, as the
+// decimal n: only then may the handler share it. r.ContentLength alone is
+// not enough; a header "005", a repeated one, or one left stale by an outer
+// handler that replaced the body would reach the handler unchanged.
+func statesLength(h http.Header, n int64) bool {
+	cl := h["Content-Length"]
+	var buf [20]byte
+	return len(cl) == 1 && cl[0] == string(strconv.AppendInt(buf[:0], n, 10))
 }
 
 // budget returns the budget of r with its defaults, or answers 500 and

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/boundhttp/boundhttp"
@@ -38,6 +39,31 @@ func TestMiddlewareHandlerHeader(t *testing.T) {
 			if after != before {
 				t.Errorf("%s, chunked %v: the caller's header changed from %s to %s", coding, chunked, before, after)
 			}
+		}
+	}
+}
+
+// TestMiddlewareHandlerHeaderStaleLength: an identity body whose
+// ContentLength is right but whose Content-Length header says otherwise (an
+// outer handler replaced the body and set ContentLength only, or a client
+// wrote "005") must not share that header: the handler sees the decoded
+// length in both, and the caller's header stays as it was.
+func TestMiddlewareHandlerHeaderStaleLength(t *testing.T) {
+	t.Parallel()
+	for _, stale := range [][]string{{"7"}, {"005"}, {"5", "5"}} {
+		var got string
+		h := boundhttp.Middleware(limits.Budget{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got = fmt.Sprintf("%d %q", r.ContentLength, r.Header["Content-Length"])
+		}))
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("hello"))
+		r.Header["Content-Length"] = stale
+		before := fmt.Sprint(r.Header)
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if want := fmt.Sprintf("%d %q", 5, []string{"5"}); got != want {
+			t.Errorf("header Content-Length %q: handler saw ContentLength, Content-Length %s; want %s", stale, got, want)
+		}
+		if after := fmt.Sprint(r.Header); after != before {
+			t.Errorf("header Content-Length %q: the caller's header changed from %s to %s", stale, before, after)
 		}
 	}
 }
