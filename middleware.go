@@ -180,7 +180,8 @@ type MiddlewareConfig struct {
 	// InFlight, if set, is the process-wide budget every request body is
 	// charged to, with the Transports and Readers that share it: decoder
 	// state before it is allocated, and in whole-body mode the buffered
-	// body, held until the handler returns (see [limits.InFlight] and
+	// body, held until the handler returns or takes it with [ReadBody]
+	// (the bytes are then the handler's, uncharged; see [limits.InFlight] and
 	// [decoding.WithInFlight]). A body that finds no room is answered 503
 	// with Retry-After and the problem document of stage inflight; the
 	// handler is not called (in streaming mode it reads the error, as for

@@ -10,7 +10,9 @@ import "io"
 // its pooled memory is released at once. io.ReadAll instead copies the body
 // into growing buffers and then once more into its result, about twice the
 // body's size in allocations on top of the memory the Transport already
-// holds until Close.
+// holds until Close. The body's in-flight charge (Transport.InFlight,
+// MiddlewareConfig.InFlight) ends here: the bytes returned are the caller's,
+// like bytes copied out, and are no longer counted.
 //
 // Any other reader (a streaming body, a body that http.Client wrapped
 // because Client.Timeout is set) is read with io.ReadAll. ReadBody does not

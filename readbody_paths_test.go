@@ -173,3 +173,72 @@ func TestReadBodyInFlight(t *testing.T) {
 		tr.CloseIdleConnections()
 	}
 }
+
+// TestReadBodyInFlightHandler: a handler that takes its request body with
+// ReadBody (whole, or the rest after a partial Read) ends the body's charge
+// there, and nothing is charged once the request is done.
+func TestReadBodyInFlightHandler(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{300, 200 << 10} {
+		for _, skip := range []int{0, 100} {
+			data := text(size)
+			f := limits.NewInFlight(8 << 20)
+			type seen struct {
+				before, after int64
+				ok            bool
+			}
+			out := make(chan seen, 1)
+			mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{InFlight: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				before := f.InUse()
+				head := make([]byte, skip)
+				_, err := io.ReadFull(r.Body, head)
+				got, err2 := boundhttp.ReadBody(r.Body)
+				out <- seen{before, f.InUse(), err == nil && err2 == nil && bytes.Equal(append(head, got...), data)}
+			}))
+			req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(encode("gzip", data)))
+			req.Header.Set("Content-Encoding", "gzip")
+			h.ServeHTTP(httptest.NewRecorder(), req)
+			s := <-out
+			if !s.ok || s.before == 0 || s.after != 0 || f.InUse() != 0 {
+				t.Errorf("%d bytes, skip %d: body ok %v, InUse before/after ReadBody %d/%d, after the request %d; want true, >0/0, 0",
+					size, skip, s.ok, s.before, s.after, f.InUse())
+			}
+		}
+	}
+}
+
+// TestReadBodyConcurrentCloseInFlight: Close from another goroutine during
+// ReadBody gives the whole body or an error, and either way the body's
+// in-flight charge is given back exactly once.
+func TestReadBodyConcurrentCloseInFlight(t *testing.T) {
+	t.Parallel()
+	data := text(300 << 10)
+	s := server(t, body{coding: "gzip", data: encode("gzip", data)})
+	f := limits.NewInFlight(8 << 20)
+	tr := &boundhttp.Transport{InFlight: f}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	for i := range 20 {
+		resp, err := c.Get(s.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() {
+			resp.Body.Close()
+			close(done)
+		}()
+		got, err := boundhttp.ReadBody(resp.Body)
+		<-done
+		if err == nil && !bytes.Equal(got, data) || err != nil && len(got) != 0 {
+			t.Fatalf("round %d: ReadBody during Close = %d bytes, %v; want the whole body or an error", i, len(got), err)
+		}
+		if n := f.InUse(); n != 0 {
+			t.Fatalf("round %d: InUse = %d after ReadBody and Close; want 0", i, n)
+		}
+	}
+}

@@ -139,9 +139,10 @@ type Transport struct {
 	// InFlight, if set, is the process-wide budget every response body is
 	// charged to, with the Middlewares and Readers that share it: decoder
 	// state before it is allocated, and in whole-body mode the body, held
-	// from its first byte until the caller closes the returned Body (see
-	// [limits.InFlight] and [decoding.WithInFlight]). A body that finds no
-	// room waits until the request's context is done (or Budget.Timeout
+	// from its first byte until the caller closes the returned Body or
+	// takes it with [ReadBody] (the bytes are then the caller's, uncharged;
+	// see [limits.InFlight] and [decoding.WithInFlight]). A body that finds
+	// no room waits until the request's context is done (or Budget.Timeout
 	// elapses), then fails with a [*limits.Error] of stage inflight that
 	// wraps the context's error; a body that could never fit fails at
 	// once. Close every Body, or its charge is never given back. A caller
