@@ -15,11 +15,17 @@ import "io"
 // like bytes copied out, and are no longer counted.
 //
 // Any other reader (a streaming body, a body that http.Client wrapped
-// because Client.Timeout is set) is read with io.ReadAll. ReadBody does not
-// close body; the caller still does.
+// because Client.Timeout is set) is read with io.ReadAll, with one
+// difference: on an error ReadBody returns no bytes, never the prefix read
+// before it (whole or nothing, as the Transport's whole-body mode). ReadBody
+// does not close body; the caller still does.
 func ReadBody(body io.Reader) ([]byte, error) {
 	if f, ok := body.(*fullBody); ok {
 		return f.take()
 	}
-	return io.ReadAll(body)
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
 }

@@ -103,8 +103,8 @@ func TestReadBodyStreamingCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if got, err := boundhttp.ReadBody(resp.Body); err == nil {
-		t.Errorf("ReadBody of a truncated streaming body = %d bytes, nil error", len(got))
+	if got, err := boundhttp.ReadBody(resp.Body); err == nil || got != nil {
+		t.Errorf("ReadBody of a truncated streaming body = %d bytes, %v; want an error and no bytes (whole or nothing)", len(got), err)
 	}
 }
 
