@@ -97,8 +97,8 @@ type Budget struct {
 	// clock starts once the headers are in: [boundhttp.Transport] starts it
 	// when the response headers arrive (so a server that stalls before the
 	// first body byte is cut off too), [boundhttp.Middleware] when it
-	// receives the request, and a decoding.Reader used on its own at its
-	// first Read. It does not cover connecting, sending the request or
+	// starts reading the body (in streaming mode at the handler's first
+	// Read), and a decoding.Reader used on its own at its first Read. It does not cover connecting, sending the request or
 	// waiting for the headers. A body that reaches its end after Timeout is
 	// rejected; whether a read blocked in the source can be interrupted
 	// depends on the source (package decoding says what a plain io.Reader
