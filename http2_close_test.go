@@ -1,15 +1,12 @@
 package boundhttp_test
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,19 +23,13 @@ import (
 // connection, are byte-exact.
 func TestCloseDuringReadHTTP2(t *testing.T) {
 	t.Parallel()
-	var seq atomic.Int32
-	var cache sync.Map
+	var l letters
 	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		letter := byte('a' + seq.Add(1)%5)
+		letter := l.next()
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		c := r.URL.Query().Get("c")
-		key := fmt.Sprint(c, letter, n)
-		v, ok := cache.Load(key)
-		if !ok {
-			v, _ = cache.LoadOrStore(key, fastEncode(c, bytes.Repeat([]byte{letter}, n)))
-		}
 		w.Header().Set("X-Letter", string(letter))
-		serve(w, body{coding: c, data: v.([]byte), chunked: true})
+		serve(w, body{coding: c, data: l.encoded(c, letter, n), chunked: true})
 	}))
 	s.EnableHTTP2 = true
 	s.StartTLS()
@@ -68,20 +59,7 @@ func TestCloseDuringReadHTTP2(t *testing.T) {
 					if resp.ProtoMajor != 2 {
 						t.Errorf("proto %s; want HTTP/2", resp.Proto)
 					}
-					letter := resp.Header.Get("X-Letter")[0]
-					done := make(chan struct{})
-					var read, foreign int
-					var rerr error
-					go func() {
-						defer close(done)
-						read, foreign, rerr = readUntilError(resp.Body, letter)
-					}()
-					time.Sleep(time.Duration(rand.IntN(400)) * time.Microsecond)
-					if i%2 == 0 {
-						resp.Body.Close()
-					}
-					<-done
-					resp.Body.Close()
+					letter, read, foreign, rerr := readWhileClosing(resp, i, false, 400*time.Microsecond)
 					if foreign > 0 || read > size || (rerr == io.EOF && read != size) {
 						t.Errorf("%s streaming %v round %d: read %d bytes, %d not %q, then %v", c, streaming, i, read, foreign, letter, rerr)
 					}

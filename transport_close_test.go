@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,23 +43,9 @@ var fastZstd struct {
 // response's bytes from another's.
 func letterServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	var mu sync.Mutex
-	var i int
-	var cache sync.Map // encodings by coding, letter and size
-	encoded := func(c string, letter byte, n int) []byte {
-		key := fmt.Sprint(c, letter, n)
-		if v, ok := cache.Load(key); ok {
-			return v.([]byte)
-		}
-		b := fastEncode(c, bytes.Repeat([]byte{letter}, n))
-		cache.Store(key, b)
-		return b
-	}
+	var l letters
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		i++
-		letter := byte('a' + i%5)
-		mu.Unlock()
+		letter := l.next()
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		var c string
 		var chunked bool
@@ -67,10 +54,61 @@ func letterServer(t *testing.T) *httptest.Server {
 			c, chunked = c[:j], c[j+1:] == "chunked"
 		}
 		w.Header().Set("X-Letter", string(letter))
-		serve(w, body{coding: c, data: encoded(c, letter, n), chunked: chunked})
+		serve(w, body{coding: c, data: l.encoded(c, letter, n), chunked: chunked})
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// letters hands out one letter per response, in turn, and caches the
+// encodings of runs of them. It is safe for concurrent use.
+type letters struct {
+	seq   atomic.Int32
+	cache sync.Map // encodings by coding, letter and size
+}
+
+// next returns the letter of the next response.
+func (l *letters) next() byte { return byte('a' + l.seq.Add(1)%5) }
+
+// encoded returns n bytes of letter encoded with coding c.
+func (l *letters) encoded(c string, letter byte, n int) []byte {
+	key := fmt.Sprint(c, letter, n)
+	if v, ok := l.cache.Load(key); ok {
+		return v.([]byte)
+	}
+	v, _ := l.cache.LoadOrStore(key, fastEncode(c, bytes.Repeat([]byte{letter}, n)))
+	return v.([]byte)
+}
+
+// readWhileClosing reads resp.Body (every fourth round with io.Copy, which
+// takes WriteTo where the body has one, when withCopy is set) while, every
+// other round, Close comes from this goroutine after a random pause of up
+// to maxPause. It reports the bytes read, those that were not the
+// response's letter (X-Letter), and the error that ended the read (io.EOF
+// for a clean end). resp.Body is closed when it returns.
+func readWhileClosing(resp *http.Response, round int, withCopy bool, maxPause time.Duration) (letter byte, read, foreign int, rerr error) {
+	letter = resp.Header.Get("X-Letter")[0]
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if withCopy && round%4 == 1 {
+			lw := &letterWriter{letter: letter}
+			_, rerr = io.Copy(lw, resp.Body)
+			if rerr == nil {
+				rerr = io.EOF
+			}
+			read, foreign = lw.n, lw.foreign
+			return
+		}
+		read, foreign, rerr = readUntilError(resp.Body, letter)
+	}()
+	time.Sleep(time.Duration(rand.Int64N(int64(maxPause))))
+	if round%2 == 0 {
+		resp.Body.Close()
+	}
+	<-done
+	resp.Body.Close()
+	return letter, read, foreign, rerr
 }
 
 // readUntilError reads body in small pieces and reports the bytes that were
@@ -141,30 +179,7 @@ func TestCloseDuringReadPooledState(t *testing.T) {
 						t.Errorf("%s streaming %v: %v", c, streaming, err)
 						return
 					}
-					letter := resp.Header.Get("X-Letter")[0]
-					done := make(chan struct{})
-					var read, foreign int
-					var rerr error
-					go func() {
-						defer close(done)
-						if i%4 == 1 {
-							// io.Copy: WriteTo, where the body has one.
-							lw := &letterWriter{letter: letter}
-							_, rerr = io.Copy(lw, resp.Body)
-							if rerr == nil {
-								rerr = io.EOF
-							}
-							read, foreign = lw.n, lw.foreign
-							return
-						}
-						read, foreign, rerr = readUntilError(resp.Body, letter)
-					}()
-					time.Sleep(time.Duration(rand.IntN(400)) * time.Microsecond)
-					if i%2 == 0 {
-						resp.Body.Close()
-					}
-					<-done
-					resp.Body.Close()
+					letter, read, foreign, rerr := readWhileClosing(resp, i, true, 400*time.Microsecond)
 					if foreign > 0 || read > size || (rerr == io.EOF && read != size) {
 						t.Errorf("%s streaming %v round %d: read %d bytes, %d not %q, then %v", c, streaming, i, read, foreign, letter, rerr)
 					}

@@ -1,15 +1,12 @@
 package boundhttp_test
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,20 +24,14 @@ import (
 // the pooled state, must be byte-exact.
 func TestCloseDuringReadLazyRedirectBody(t *testing.T) {
 	t.Parallel()
-	var seq atomic.Int32
-	var cache sync.Map
+	var l letters
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		letter := byte('a' + seq.Add(1)%5)
+		letter := l.next()
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		c := r.URL.Query().Get("c")
-		key := fmt.Sprint(c, letter, n)
-		v, ok := cache.Load(key)
-		if !ok {
-			v, _ = cache.LoadOrStore(key, fastEncode(c, bytes.Repeat([]byte{letter}, n)))
-		}
 		w.Header().Set("X-Letter", string(letter))
 		w.Header().Set("Location", "/elsewhere")
-		serve(w, body{coding: c, data: v.([]byte), chunked: true, status: http.StatusFound})
+		serve(w, body{coding: c, data: l.encoded(c, letter, n), chunked: true, status: http.StatusFound})
 	}))
 	defer s.Close()
 	tr := &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: 1 << 20}}
@@ -63,29 +54,7 @@ func TestCloseDuringReadLazyRedirectBody(t *testing.T) {
 				if resp.StatusCode != http.StatusFound {
 					t.Errorf("%s: status %d", c, resp.StatusCode)
 				}
-				letter := resp.Header.Get("X-Letter")[0]
-				done := make(chan struct{})
-				var read, foreign int
-				var rerr error
-				go func() {
-					defer close(done)
-					if i%4 == 1 {
-						lw := &letterWriter{letter: letter}
-						_, rerr = io.Copy(lw, resp.Body)
-						if rerr == nil {
-							rerr = io.EOF
-						}
-						read, foreign = lw.n, lw.foreign
-						return
-					}
-					read, foreign, rerr = readUntilError(resp.Body, letter)
-				}()
-				time.Sleep(time.Duration(rand.IntN(600)) * time.Microsecond)
-				if i%2 == 0 {
-					resp.Body.Close()
-				}
-				<-done
-				resp.Body.Close()
+				letter, read, foreign, rerr := readWhileClosing(resp, i, true, 600*time.Microsecond)
 				if foreign > 0 || read > size || (rerr == io.EOF && read != size) {
 					t.Errorf("%s round %d: read %d bytes, %d not %q, then %v", c, i, read, foreign, letter, rerr)
 				}
