@@ -1,7 +1,6 @@
 package boundhttp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -115,32 +114,16 @@ func summary(r boundhttp.Result) string {
 // then streams bytes until the client hangs up (at most 64 MiB).
 func upgradeServer(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
+	return testenc.RawServer(t, func(conn net.Conn, _ *http.Request) {
+		io.WriteString(conn, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: bytes\r\nConnection: Upgrade\r\n\r\n")
+		block := []byte(strings.Repeat("u", 64<<10))
+		conn.SetWriteDeadline(time.Now().Add(20 * time.Second))
+		for range 1024 {
+			if _, err := conn.Write(block); err != nil {
 				return
 			}
-			go func() {
-				defer conn.Close()
-				http.ReadRequest(bufio.NewReader(conn))
-				io.WriteString(conn, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: bytes\r\nConnection: Upgrade\r\n\r\n")
-				block := []byte(strings.Repeat("u", 64<<10))
-				conn.SetWriteDeadline(time.Now().Add(20 * time.Second))
-				for range 1024 {
-					if _, err := conn.Write(block); err != nil {
-						return
-					}
-				}
-			}()
 		}
-	}()
-	return "http://" + ln.Addr().String()
+	})
 }
 
 // TestSwitchingProtocolsIsNotABody pins the trap "a 101's connection read
