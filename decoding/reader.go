@@ -140,7 +140,8 @@ func (d *Reader) Read(p []byte) (int, error) {
 		}
 	}
 	// The last bytes may come with io.EOF (flate does so): check them too,
-	// so that whether a body passes is monotonic in its ratio.
+	// so that they are judged like every other read (the running ratio; see
+	// limits.RatioGrace).
 	if d.b.MaxRatio > 0 && d.top.out > limits.RatioGrace && (err == nil || err == io.EOF) {
 		if float64(d.top.out) > d.b.MaxRatio*float64(d.wire.n) {
 			d.fail(&limits.Error{Stage: limits.StageRatio, Limit: ratioLimit(d.b.MaxRatio),
