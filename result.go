@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/boundhttp/boundhttp/limits"
@@ -179,7 +177,7 @@ func errorResult(err error) Result {
 	}
 	var re *ResponseError
 	if errors.As(err, &re) {
-		r.HTTPStatus, r.URL = re.StatusCode, clipText(re.URL, maxURL)
+		r.HTTPStatus, r.URL = re.StatusCode, limits.EchoN(re.URL, maxURL)
 		r.Usage = &ResultUsage{WireBytes: re.Usage.WireBytes, DecodedBytes: re.Usage.DecodedBytes}
 	}
 	return r
@@ -204,38 +202,16 @@ const maxFailureText = 256
 // byte outside printable ASCII escaped.
 func failureText(err error) string {
 	if ue, ok := err.(*url.Error); ok {
-		return ue.Op + ` "` + limits.Echo(ue.URL) + `": ` + clipText(ue.Err.Error(), maxFailureText)
+		return ue.Op + ` "` + limits.Echo(ue.URL) + `": ` + limits.EchoN(ue.Err.Error(), maxFailureText)
 	}
-	return clipText(err.Error(), maxFailureText)
-}
-
-// clipText returns at most max bytes of s, each byte outside printable
-// ASCII (and the backslash) escaped as \xNN, followed by "...(N bytes)"
-// when s was cut.
-func clipText(s string, max int) string {
-	cut := s[:min(len(s), max)]
-	var b strings.Builder
-	for i := 0; i < len(cut); i++ {
-		c := cut[i]
-		if c >= 0x20 && c < 0x7f && c != '\\' {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteString(`\x`)
-		b.WriteByte("0123456789abcdef"[c>>4])
-		b.WriteByte("0123456789abcdef"[c&15])
-	}
-	if len(s) > max {
-		b.WriteString("...(" + strconv.Itoa(len(s)) + " bytes)")
-	}
-	return b.String()
+	return limits.EchoN(err.Error(), maxFailureText)
 }
 
 func (r *Result) describe(resp *http.Response) {
 	r.HTTPStatus = resp.StatusCode
-	r.ContentType = clipText(resp.Header.Get("Content-Type"), maxContentType)
+	r.ContentType = limits.EchoN(resp.Header.Get("Content-Type"), maxContentType)
 	if resp.Request != nil && resp.Request.URL != nil {
-		r.URL = clipText(resp.Request.URL.Redacted(), maxURL)
+		r.URL = limits.EchoN(resp.Request.URL.Redacted(), maxURL)
 	}
 	if c := cellOf(resp); c != nil {
 		u, _ := c.get()

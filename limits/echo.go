@@ -22,7 +22,13 @@ const maxEchoTokens = 32
 // with every byte outside printable ASCII, and the backslash, escaped
 // (\xNN), followed by "...(N bytes)" when s was cut, N being its full
 // length. The result is at most 4*MaxEcho+24 bytes long.
-func Echo(s string) string { return echo(s, MaxEcho) }
+func Echo(s string) string { return EchoN(s, MaxEcho) }
+
+// EchoN is [Echo] with another bound: at most n bytes of s, escaped, and
+// marked with the full length when cut. It is for peer-chosen text that
+// needs more room than MaxEcho (a URL, a Content-Type) and still must be
+// bounded. n <= 0 keeps nothing but the mark.
+func EchoN(s string, n int) string { return echo(s, max(n, 0)) }
 
 // EchoPointer returns the JSON Pointer p as it may appear in text: array
 // indices are kept, each object key is cut as [Echo] cuts a string but to 16

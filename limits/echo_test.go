@@ -42,3 +42,22 @@ func TestEchoPointerKeepsAttackerKeysOut(t *testing.T) {
 		}
 	}
 }
+
+func TestEchoN(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"text/html", 256, "text/html"},
+		{"abcdef", 3, "abc...(6 bytes)"},
+		{"abc", 3, "abc"},
+		{"a\x01", 0, "...(2 bytes)"},
+		{"a\x01", -1, "...(2 bytes)"},
+	}
+	for _, tt := range tests {
+		if got := EchoN(tt.in, tt.n); got != tt.want {
+			t.Errorf("EchoN(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
