@@ -10,9 +10,9 @@
 //	go install github.com/boundhttp/boundhttp/cmd/boundprobe@latest
 //	boundprobe -mcp -pause 0 http://127.0.0.1:8080/mcp
 //
-// Run boundprobe -h for the flags; package
-// github.com/boundhttp/boundhttp/cmd/boundprobe/probe documents what is
-// sent, what counts as accepted and what the gzip search measures.
+// Run boundprobe -h for the flags; the command's internal package
+// (cmd/boundprobe/internal/probe, doc.go) documents what is sent, what
+// counts as accepted and what the gzip search measures.
 package main
 
 import (
@@ -20,7 +20,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/boundhttp/boundhttp/cmd/boundprobe/probe"
+	"github.com/boundhttp/boundhttp/cmd/boundprobe/internal/probe"
 )
 
 func main() {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/cmd/boundprobe/internal/peer"
-	"github.com/boundhttp/boundhttp/cmd/boundprobe/probe"
+	"github.com/boundhttp/boundhttp/cmd/boundprobe/internal/probe"
 	"github.com/boundhttp/boundhttp/limits"
 	"github.com/boundhttp/boundhttp/schema"
 )

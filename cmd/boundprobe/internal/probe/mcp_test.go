@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -39,14 +38,8 @@ func (s *sseMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Cursor string `json:"cursor"`
-		} `json:"params"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&msg); err != nil {
+	msg, err := readRPC(r)
+	if err != nil {
 		http.Error(w, "bad JSON", http.StatusBadRequest)
 		return
 	}

@@ -3,7 +3,6 @@ package probe
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -23,14 +22,7 @@ func TestToolsListBoundInAll(t *testing.T) {
 		if r.Method == http.MethodDelete {
 			return
 		}
-		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Cursor string `json:"cursor"`
-			} `json:"params"`
-		}
-		json.NewDecoder(r.Body).Decode(&msg)
+		msg, _ := readRPC(r)
 		var result string
 		switch msg.Method {
 		case "initialize":

@@ -90,3 +90,20 @@ func checkBoundhttp(t *testing.T, name string, a *Answer, stage string, limit, o
 		t.Errorf("%s: refusal %s, want a boundhttp problem, 413, stage %s, limit %d, observed %d", name, describe(a), stage, limit, observed)
 	}
 }
+
+// An rpcRequest is what the hand-written MCP servers of the tests read of
+// a JSON-RPC message.
+type rpcRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Cursor string `json:"cursor"`
+	} `json:"params"`
+}
+
+// readRPC decodes the JSON-RPC message of r's body.
+func readRPC(r *http.Request) (rpcRequest, error) {
+	var msg rpcRequest
+	err := json.NewDecoder(r.Body).Decode(&msg)
+	return msg, err
+}

@@ -96,7 +96,8 @@ func TestExitCodes(t *testing.T) {
 	}
 	closed := "http://" + ln.Addr().String() + "/"
 	ln.Close()
-	notHTTP := silentServer(t)
+	// notHTTP closes every connection without an answer.
+	notHTTP := testenc.RawServer(t, func(net.Conn, *http.Request) {})
 	plain := backend(t, limits.Budget{}) // answers "ok" as text/plain: no MCP
 	for _, tc := range []struct {
 		args []string
@@ -134,24 +135,4 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("boundprobe %q: printed a report for an unreachable target: %s", tc.args, out.String())
 		}
 	}
-}
-
-// silentServer accepts connections and closes them without an answer.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conn.Close()
-		}
-	}()
-	return "http://" + ln.Addr().String()
 }
