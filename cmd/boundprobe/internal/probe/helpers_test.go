@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -101,9 +102,19 @@ type rpcRequest struct {
 	} `json:"params"`
 }
 
-// readRPC decodes the JSON-RPC message of r's body.
+// readRPC decodes the JSON-RPC message of r's body. Like the TypeScript
+// SDK, it refuses "params": null (params may be omitted, never null).
 func readRPC(r *http.Request) (rpcRequest, error) {
+	var raw map[string]json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
+		return rpcRequest{}, err
+	}
+	if p, ok := raw["params"]; ok && string(p) == "null" {
+		return rpcRequest{}, errors.New(`"params": null`)
+	}
 	var msg rpcRequest
-	err := json.NewDecoder(r.Body).Decode(&msg)
-	return msg, err
+	json.Unmarshal(raw["id"], &msg.ID)
+	json.Unmarshal(raw["method"], &msg.Method)
+	json.Unmarshal(raw["params"], &msg.Params)
+	return msg, nil
 }

@@ -159,7 +159,10 @@ func (c *mcpClient) notify(ctx context.Context, method string) error {
 }
 
 // call sends a request and returns its result and the answer's header.
-func (c *mcpClient) call(ctx context.Context, method string, params any) (json.RawMessage, http.Header, error) {
+// A nil params is left out of the message: JSON-RPC allows params to be
+// omitted, not null, and the TypeScript SDK refuses "params": null as a
+// parse error.
+func (c *mcpClient) call(ctx context.Context, method string, params map[string]any) (json.RawMessage, http.Header, error) {
 	c.nextID++
 	id := strconv.Itoa(c.nextID)
 	msg := map[string]any{"jsonrpc": "2.0", "id": c.nextID, "method": method}
