@@ -39,7 +39,7 @@ func (w *walker) arrayAs(at *ptr, s map[string]any, prefix bool) *bound {
 	if v, ok := s["maxItems"]; ok {
 		n, ok := count(v)
 		if !ok && !closed {
-			return open(at, KindArray, "maxItems is not a non-negative integer")
+			return w.unboundedArray(at, s, tuple, key, "maxItems is not a non-negative integer")
 		}
 		if ok {
 			limit = n
@@ -49,7 +49,7 @@ func (w *walker) arrayAs(at *ptr, s map[string]any, prefix bool) *bound {
 		limit = int64(len(tuple))
 	}
 	if limit < 0 {
-		return open(at, KindArray, "array without maxItems")
+		return w.unboundedArray(at, s, tuple, key, "array without maxItems")
 	}
 	out := fixed(2)
 	for i := 0; i < len(tuple) && int64(i) < limit; i++ {
@@ -59,6 +59,19 @@ func (w *walker) arrayAs(at *ptr, s map[string]any, prefix bool) *bound {
 		out.plus(w.rest(at, s, key, extra), extra)
 	}
 	out.n = add(out.n, mul(max(limit-1, 0), sep))
+	return out
+}
+
+// unboundedArray is the bound of an array without a ceiling on its items:
+// a finding with the message, and, as its parts, the item schemas, so that
+// a place without a ceiling inside them is reported in the same pass
+// rather than after maxItems is added.
+func (w *walker) unboundedArray(at *ptr, s map[string]any, tuple []any, key, message string) *bound {
+	out := open(at, KindArray, "%s", message)
+	for i, item := range tuple {
+		out.plus(w.node(at.to(key, strconv.Itoa(i)), item), 1)
+	}
+	out.plus(w.rest(at, s, key, -1), 1)
 	return out
 }
 
@@ -75,14 +88,18 @@ func tupleOf(s map[string]any, prefix bool) ([]any, string, bool) {
 	return nil, "prefixItems", false
 }
 
-// rest bounds each of the extra items that may follow the tuple.
+// rest bounds each of the extra items that may follow the tuple: extra of
+// them, or any number when extra is negative.
 func (w *walker) rest(at *ptr, s map[string]any, key string, extra int64) *bound {
 	kw := "items"
 	if key == "items" {
 		kw = "additionalItems"
 	}
 	v, ok := s[kw]
-	if !ok {
+	switch {
+	case !ok && extra < 0:
+		return open(at, KindAny, "%s is absent: every item (after any positional ones) may be any value", kw)
+	case !ok:
 		return open(at, KindAny, "%s is absent: %d items (after any positional ones) may be any value", kw, extra)
 	}
 	return w.node(at.to(kw), v)

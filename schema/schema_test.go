@@ -51,7 +51,7 @@ func TestAudit(t *testing.T) {
 			[]string{"recursive-ref /$defs/node/properties/kids/items"}},
 		{"unresolved $ref", `{"$ref":"#/definitions/missing"}`, []string{"unresolved-ref /"}},
 		{"anyOf, allOf", `{"anyOf":[{"type":"string","maxLength":3},{"type":"array"}],"allOf":[{"type":"string"}]}`,
-			[]string{"string-without-maxLength /allOf/0", "array-without-maxItems /anyOf/1"}},
+			[]string{"string-without-maxLength /allOf/0", "any-value /anyOf/1", "array-without-maxItems /anyOf/1"}},
 		{"tuple items", `{"type":"array","items":[{"type":"integer"},{"type":"string"}],"additionalItems":false}`,
 			[]string{"string-without-maxLength /items/1"}},
 		{"prefixItems", `{"type":"array","prefixItems":[{"type":"integer"}],"items":false}`, nil},

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -381,5 +383,55 @@ func TestAuditFindingPathsAreBounded(t *testing.T) {
 	}
 	if limit := 3 << 20; total > limit || len(findings) < 2 || !strings.Contains(findings[len(findings)-1].Message, "more places") {
 		t.Errorf("Audit: %d findings of %d bytes, want at most %d bytes and a last one that counts the rest", len(findings), total, limit)
+	}
+}
+
+// TestAuditReportsInsideAnUnboundedList pins the trap of stopping at the
+// first missing ceiling: an array without maxItems was reported, its items
+// were not walked, so a string without maxLength inside it (here in a
+// definition reached through $ref) surfaced only after the user had added
+// maxItems and run the audit again. Every list and string without a
+// ceiling is reported in one pass: fixing every finding leaves none.
+func TestAuditReportsInsideAnUnboundedList(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, schema, fixed string
+		want                []string
+	}{
+		{"items through $ref",
+			`{"type":"object","additionalProperties":false,"properties":{"tags":{"$ref":"#/$defs/tags"}},"$defs":{"tags":{"type":"array","items":{"type":"string"}}}}`,
+			`{"type":"object","additionalProperties":false,"properties":{"tags":{"$ref":"#/$defs/tags"}},"$defs":{"tags":{"type":"array","maxItems":8,"items":{"type":"string","maxLength":32}}}}`,
+			[]string{"array-without-maxItems /$defs/tags", "string-without-maxLength /$defs/tags/items"}},
+		{"items that are themselves $ref",
+			`{"type":"array","items":{"$ref":"#/$defs/s"},"$defs":{"s":{"type":"string"}}}`,
+			`{"type":"array","maxItems":2,"items":{"$ref":"#/$defs/s"},"$defs":{"s":{"type":"string","maxLength":2}}}`,
+			[]string{"array-without-maxItems /", "string-without-maxLength /$defs/s"}},
+		{"nested lists",
+			`{"type":"array","items":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"s":{"type":"string"}}}}}`,
+			`{"type":"array","maxItems":2,"items":{"type":"array","maxItems":2,"items":{"type":"object","additionalProperties":false,"properties":{"s":{"type":"string","maxLength":2}}}}}`,
+			[]string{"array-without-maxItems /", "array-without-maxItems /items", "string-without-maxLength /items/items/properties/s"}},
+		{"positional items and the rest",
+			`{"type":"array","prefixItems":[{"type":"string"}],"items":{"type":"array","items":{"type":"integer"}}}`,
+			`{"type":"array","maxItems":3,"prefixItems":[{"type":"string","maxLength":1}],"items":{"type":"array","maxItems":1,"items":{"type":"integer"}}}`,
+			[]string{"array-without-maxItems /", "array-without-maxItems /items", "string-without-maxLength /prefixItems/0"}},
+		{"items absent",
+			`{"type":"array"}`,
+			`{"type":"array","maxItems":1,"items":{"type":"null"}}`,
+			[]string{"any-value /", "array-without-maxItems /"}},
+		{"maxItems that is no count",
+			`{"type":"array","maxItems":"8","items":{"type":"string"}}`,
+			`{"type":"array","maxItems":8,"items":{"type":"string","maxLength":1}}`,
+			[]string{"array-without-maxItems /", "string-without-maxLength /items"}},
+	} {
+		fs, err := Audit([]byte(tt.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, paths(fs)); diff != "" {
+			t.Errorf("%s: Audit findings (-want +got):\n%s", tt.name, diff)
+		}
+		if fs, err := Audit([]byte(tt.fixed)); err != nil || len(fs) != 0 {
+			t.Errorf("%s: with every finding fixed, Audit = %v, %v; want none", tt.name, paths(fs), err)
+		}
 	}
 }
