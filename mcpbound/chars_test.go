@@ -28,7 +28,7 @@ func TestCutToFit(t *testing.T) {
 			if total <= limit {
 				continue
 			}
-			out := cutToFit(s, total, limit, "ask again")
+			out := cutToFit(measure([]string{s}), 0, limit, "ask again")
 			n, m := parseMarker(t, out)
 			if got := chars(out); got > limit || got < limit-1 {
 				t.Errorf("total %d, limit %d: %d characters, want %d or %d", total, limit, got, limit-1, limit)

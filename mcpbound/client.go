@@ -45,9 +45,9 @@ const minErrorChars = 2*errorEndChars + MinResultChars
 //
 //	cl.AddSendingMiddleware(mcpbound.ClientLimits{SpillDir: dir}.Middleware())
 //
-// The text of a result is measured as [ServerLimits] measures it: text
-// blocks joined by "\n", plus structuredContent's JSON unless a text block
-// equals it. For a successful tools/call result:
+// The text of a result is measured as [ServerLimits] measures it: its text
+// blocks' characters, plus structuredContent's JSON unless a text block
+// equals it; a saved file or a cut holds the blocks joined by "\n". For a successful tools/call result:
 //   - above WarnTokens, a warning is logged;
 //   - above MaxTokens or above the tool's character ceiling (MaxChars, or
 //     the tool's own _meta["anthropic/maxResultSizeChars"], at most
@@ -56,10 +56,11 @@ const minErrorChars = 2*errorEndChars + MinResultChars
 //     content are replaced by one text block naming the file's absolute
 //     path, its size in characters and bytes and why it was saved; other
 //     content (links, embedded resources) stays;
-//   - a result that contains an image is never saved to a file (as in
-//     Claude Code): its text is cut to fit MaxTokens and the tool's
-//     character ceiling, with the marker "[truncated: showing N of M
-//     characters; ...]"; images themselves are not counted;
+//   - a result that contains an image is never saved to a file, and only
+//     MaxTokens applies to it (as in Claude Code; neither MaxChars nor a
+//     tool's own ceiling): above it, its text is cut to fit MaxTokens, with
+//     the marker "[truncated: showing N of M characters; ...]"; images
+//     themselves are not counted;
 //   - a result that cannot be saved (bigger than MaxSpillBytes, or the
 //     file cannot be written) is cut the same way, and the marker says why.
 //
@@ -102,6 +103,14 @@ type ClientLimits struct {
 	// this package wrote there are removed until it fits. Files of other
 	// origins are neither counted nor touched. Zero means 256 MiB.
 	MaxSpillBytes int64
+	// TailChars, if positive, makes every cut this middleware makes (of a
+	// result with images, or of one that could not be saved) keep the last
+	// TailChars characters after the marker ("first K ... [marker] ... last
+	// L"), fewer only when the tokens of the tail alone exceed MaxTokens.
+	// Zero keeps the head alone; negative, or more than MaxChars -
+	// MinClientChars, is a configuration error. Error trimming keeps both
+	// ends whatever TailChars says.
+	TailChars int
 	// SpillDir is the folder of saved results, created (mode 0700) if
 	// missing. Empty means a folder "mcpbound-results" in os.TempDir().
 	SpillDir string
@@ -118,7 +127,8 @@ func (l ClientLimits) Validate() error {
 		name string
 		v    int64
 	}{{"WarnTokens", int64(l.WarnTokens)}, {"MaxTokens", int64(l.MaxTokens)}, {"MaxChars", int64(l.MaxChars)},
-		{"HardMaxChars", int64(l.HardMaxChars)}, {"MaxErrorChars", int64(l.MaxErrorChars)}, {"MaxSpillBytes", l.MaxSpillBytes}} {
+		{"HardMaxChars", int64(l.HardMaxChars)}, {"MaxErrorChars", int64(l.MaxErrorChars)}, {"MaxSpillBytes", l.MaxSpillBytes},
+		{"TailChars", int64(l.TailChars)}} {
 		if f.v < 0 {
 			return fmt.Errorf("mcpbound: ClientLimits.%s %d: negative (zero means the default)", f.name, f.v)
 		}
@@ -130,6 +140,10 @@ func (l ClientLimits) Validate() error {
 	}
 	if d.HardMaxChars < d.MaxChars {
 		return fmt.Errorf("mcpbound: ClientLimits.HardMaxChars %d below MaxChars %d", d.HardMaxChars, d.MaxChars)
+	}
+	if d.TailChars > d.MaxChars-MinClientChars {
+		return fmt.Errorf("mcpbound: ClientLimits.TailChars %d: above %d (MaxChars less the room of the marker, %d)",
+			d.TailChars, d.MaxChars-MinClientChars, MinClientChars)
 	}
 	if d.MaxErrorChars < minErrorChars {
 		return fmt.Errorf("mcpbound: ClientLimits.MaxErrorChars %d: below %d, the two ends kept and room for the marker", d.MaxErrorChars, minErrorChars)

@@ -215,21 +215,29 @@ func TestClientErrorTrim(t *testing.T) {
 	}
 }
 
-// TestClientImagesNotSpilled: a result with an image is never saved; its
-// text is cut to fit both the character and the token ceiling, the image
-// kept. Sabotage: dropping the image test saves it to a file.
-func TestClientImagesNotSpilled(t *testing.T) {
+// TestClientImagesOnlyTokenCeiling: a result with an image is never saved
+// to a file and only the token ceiling applies to it, as in Claude Code:
+// 60,000 characters (15,000 estimated tokens) pass whole, over the
+// 50,000-character ceiling; 30,000 tokens are cut to 25,000 with the
+// marker, the image kept. Sabotage: applying the character ceiling to
+// results with images cuts the first to 50,000 characters.
+func TestClientImagesOnlyTokenCeiling(t *testing.T) {
 	img := &mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")}
+	r := newRig(t, ClientLimits{})
+	whole := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: mixed(60000)}, img}}
+	if out := r.call(t, "t", whole); out != whole {
+		t.Errorf("a result with an image of 60,000 characters, 15,000 tokens, was changed: %q", clip(onlyText(t, out)))
+	}
 	for _, tc := range []struct {
 		name string
 		l    ClientLimits
 		n    int
-		max  func(out string) bool
 	}{
-		{"chars", ClientLimits{}, DefaultMaxChars + 1, func(out string) bool { return chars(out) <= DefaultMaxChars }},
-		{"tokens", ClientLimits{Tokens: chars, MaxChars: 100000}, 30000, func(out string) bool { return chars(out) <= DefaultMaxTokens }},
+		{"tokens", ClientLimits{Tokens: chars, MaxChars: 10000}, 30000},
+		{"tokens, tool's own ceiling ignored", ClientLimits{Tokens: chars}, 60000},
 	} {
 		r := newRig(t, tc.l)
+		r.listTools(t, &mcp.Tool{Name: "t", Meta: mcp.Meta{MaxResultSizeCharsKey: float64(100000)}})
 		s := mixed(tc.n)
 		out := r.call(t, "t", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}, img}})
 		if len(out.Content) != 2 || out.Content[1] != img {
@@ -237,8 +245,8 @@ func TestClientImagesNotSpilled(t *testing.T) {
 		}
 		text := onlyText(t, out)
 		n, m := parseMarker(t, text)
-		if m != tc.n || !strings.HasPrefix(text, head(s, n)) || !tc.max(text) || n < tc.n/2 {
-			t.Errorf("%s: %d characters shown of %d (marker %d of %d)", tc.name, chars(text), tc.n, n, m)
+		if m != tc.n || !strings.HasPrefix(text, head(s, n)) || chars(text) > DefaultMaxTokens || n < DefaultMaxTokens-500 {
+			t.Errorf("%s: %d characters shown of %d (marker %d of %d), want at most %d tokens", tc.name, chars(text), tc.n, n, m, DefaultMaxTokens)
 		}
 		if entries, _ := os.ReadDir(r.dir); len(entries) != 0 {
 			t.Errorf("%s: a result with an image was saved to a file", tc.name)
@@ -398,8 +406,7 @@ func TestClientHostileServer(t *testing.T) {
 	}
 }
 
-// TestClientCutFitsCeiling: a cut result (images, or a file that cannot be
-// written) is at most the tool's character ceiling, marker included, at
+// TestClientCutFitsCeiling: a cut result (a file that cannot be written) is at most the tool's character ceiling, marker included, at
 // every ceiling Validate accepts; a ceiling too small for any marker is a
 // configuration error. Found: MaxChars 1 to 100 were accepted and the cut
 // of a result with an image was a 119-character marker.
@@ -409,11 +416,10 @@ func TestClientCutFitsCeiling(t *testing.T) {
 			t.Errorf("MaxChars %d accepted", mc)
 		}
 	}
-	img := &mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")}
-	r := newRig(t, ClientLimits{MaxChars: MinClientChars})
-	out := r.call(t, "t", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("a", 5000)}, img}})
+	r := newRig(t, ClientLimits{MaxChars: MinClientChars, MaxSpillBytes: 1000})
+	out := r.call(t, "t", textResult(strings.Repeat("a", 5000)))
 	if n, m := parseMarker(t, onlyText(t, out)); chars(onlyText(t, out)) > MinClientChars || m != 5000 || n == 0 {
-		t.Errorf("cut with images: %d characters (%d of %d shown), ceiling %d", chars(onlyText(t, out)), n, m, MinClientChars)
+		t.Errorf("cut of a result not saved: %d characters (%d of %d shown), ceiling %d", chars(onlyText(t, out)), n, m, MinClientChars)
 	}
 }
 

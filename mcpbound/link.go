@@ -10,7 +10,7 @@ import (
 
 // ReadLink reads the resource uri through resources/read and follows each
 // page's _meta.next (see [NextKey]) to the last page, returning the pages'
-// text joined. It reads at most maxPages pages and at most maxChars
+// data joined (the navigation notes, see [NavigationKey], left out). It reads at most maxPages pages and at most maxChars
 // characters in all, and fails rather than return a prefix as the whole:
 // a loop of links or a longer result is an error. Both bounds must be
 // positive.
@@ -26,6 +26,9 @@ func ReadLink(ctx context.Context, cs *mcp.ClientSession, uri string, maxPages, 
 			return "", err
 		}
 		for _, c := range res.Contents {
+			if nav, _ := c.Meta[NavigationKey].(bool); nav {
+				continue
+			}
 			n += chars(c.Text)
 			if n > maxChars {
 				return "", fmt.Errorf("mcpbound: resource %s: more than %d characters", uri, maxChars)

@@ -21,40 +21,66 @@ const MinResultChars = 256
 //	srv.AddReceivingMiddleware(mcpbound.ServerLimits{MaxResultChars: 20000}.Middleware())
 //
 // What is measured is the text of a tools/call result: its text blocks and
-// embedded text resources joined by "\n", plus the JSON serialization of its
+// embedded text resources, plus the JSON serialization of its
 // structuredContent when no text block already equals it (the structured
-// result and its text copy are counted once). Images, audio, resource links
-// and embedded binary resources are not text: they pass unchanged, bounded by
-// the HTTP budget alone.
+// result and its text copy are counted once). The count is of the result's
+// characters: two blocks of 12,000 characters are 24,000. Images, audio,
+// resource links and embedded binary resources are not text: they pass
+// unchanged, bounded by the HTTP budget alone.
 //
 // A result over the cap (error results too) is replaced by one text block
-// that holds the beginning of the text, a newline and a marker beginning
-// "[truncated: showing N of M characters", N and M plain decimal integers,
-// followed by what the agent can do to get the rest; the whole block is at
-// most MaxResultChars characters. structuredContent is then dropped: a cut
-// JSON text is not valid JSON, and its text (cut) is in the block. A client
-// that validates structured output against the tool's outputSchema will
-// find none in a cut result, which is the honest answer.
+// that holds the beginning of the text (its parts joined by "\n"), a
+// newline and a marker beginning "[truncated: showing N of M characters",
+// N and M plain decimal integers (M the result's characters, N those
+// shown), followed by what the agent can do to get the rest; with
+// TailChars, the block ends with a newline and the text's last TailChars
+// characters. The whole block is at most MaxResultChars characters.
+//
+// A cut result carries no structuredContent (a cut JSON text is not valid
+// JSON, and its text, cut, is in the block). The official TypeScript and
+// Python clients refuse a result without structuredContent from a tool
+// that declares an outputSchema (every typed tool of mcp.AddTool) unless
+// the result is an error, and the specification requires structured
+// content that conforms to the schema, which a part of it does not. So a
+// result that had structuredContent is sent cut or linked with isError set,
+// and its marker says that the tool succeeded and only the size made it an
+// error: the clients then hand the marker and the link to the caller
+// instead of throwing them away. A result without structuredContent keeps
+// its isError.
 //
 // With a Store, a successful result over the cap is kept whole instead and
-// the result carries a preview (the marker naming the link), and a
-// resource_link whose URI the same middleware serves through resources/read
-// (see [ServerLimits.Middleware]). A result the Store cannot hold (bigger
-// than the whole Store) is cut as above. Error results are never kept. A
-// kept result's pages have the size of the cap of the middleware that kept
-// it, and only a middleware with the same Store serves them.
+// the result carries a preview (the marker naming the link and its number
+// of pages), and a resource_link whose URI the same middleware serves
+// through resources/read (see [ServerLimits.Middleware]). Each page's data
+// and its navigation note (which names the next page's URI, where a model
+// reads it; see [NavigationKey]) together have at most MaxResultChars
+// characters. A result the Store cannot hold (bigger than it may keep, or
+// a store that cannot be reached) is cut as above, and the marker says
+// why. Error results are never kept. Any middleware with the same Store
+// serves the pages.
 //
 // ServerLimits is a value; its Middleware is safe for concurrent use.
 type ServerLimits struct {
 	// MaxResultChars is the most characters (Unicode code points, not
 	// bytes) of text a tools/call result may carry, marker included; it is
-	// also the size of a page of a kept result. Zero means
-	// DefaultMaxResultChars (20,000); a value below MinResultChars,
+	// also the most a page of a kept result (data and note) has. Zero
+	// means DefaultMaxResultChars (20,000); a value below MinResultChars,
 	// negative included, is a configuration error.
 	MaxResultChars int
 
-	// Store, if not nil, keeps results over the cap for reading by link.
-	Store *Store
+	// TailChars, if positive, makes every cut keep the last TailChars
+	// characters of the text after the marker ("first K ... [marker] ...
+	// last L"), for tools whose output ends with what matters (logs, test
+	// runs); the head gets the rest of the room. Zero keeps the head alone;
+	// negative, or more than MaxResultChars - MinResultChars (the room of
+	// the marker), is a configuration error. A kept result's preview is
+	// cut the same way; its pages are not.
+	TailChars int
+
+	// Store, if not nil, keeps results over the cap for reading by link:
+	// a [*Store] (in memory, see [NewStore]) or any [ResultStore], such as
+	// one in Redis shared by a fleet.
+	Store ResultStore
 }
 
 // Validate reports whether the limits are usable, and why not.
@@ -62,6 +88,10 @@ func (l ServerLimits) Validate() error {
 	if l.MaxResultChars != 0 && l.MaxResultChars < MinResultChars {
 		return fmt.Errorf("mcpbound: ServerLimits.MaxResultChars %d: below the minimum of %d characters (zero means the default, %d)",
 			l.MaxResultChars, MinResultChars, DefaultMaxResultChars)
+	}
+	if l.TailChars < 0 || l.TailChars > l.max()-MinResultChars {
+		return fmt.Errorf("mcpbound: ServerLimits.TailChars %d: outside 0 to %d (MaxResultChars less the room of the marker, %d)",
+			l.TailChars, l.max()-MinResultChars, MinResultChars)
 	}
 	return nil
 }
@@ -71,6 +101,14 @@ func (l ServerLimits) max() int {
 		return DefaultMaxResultChars
 	}
 	return l.MaxResultChars
+}
+
+// store returns the Store, nil for none (a nil *Store included).
+func (l ServerLimits) store() ResultStore {
+	if s, ok := l.Store.(*Store); ok && s == nil {
+		return nil
+	}
+	return l.Store
 }
 
 // Middleware returns the receiving middleware that applies the limits to
@@ -86,12 +124,12 @@ func (l ServerLimits) Middleware() mcp.Middleware {
 	if err := l.Validate(); err != nil {
 		panic(err)
 	}
-	max := l.max()
+	c := serverCaps{max: l.max(), tail: l.TailChars, store: l.store()}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "resources/read" && l.Store != nil {
+			if method == "resources/read" && c.store != nil {
 				if p, ok := req.GetParams().(*mcp.ReadResourceParams); ok && p != nil && isResultURI(p.URI) {
-					return l.Store.read(p.URI)
+					return readResult(ctx, c.store, p.URI)
 				}
 			}
 			res, err := next(ctx, method, req)
@@ -99,49 +137,9 @@ func (l ServerLimits) Middleware() mcp.Middleware {
 				return res, err
 			}
 			if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
-				return l.capResult(r, max), nil
+				return c.capResult(ctx, r), nil
 			}
 			return res, err
 		}
 	}
-}
-
-// capResult returns r if its text fits max characters, else its cut or
-// linked form.
-func (l ServerLimits) capResult(r *mcp.CallToolResult, max int) *mcp.CallToolResult {
-	t := textOf(r)
-	total := chars(t.text)
-	if total <= max {
-		return r
-	}
-	if r.IsError {
-		return withText(r, t, &mcp.TextContent{Text: cutToFit(t.text, total, max,
-			"the rest of this error message was cut by the server's result limit")})
-	}
-	if l.Store != nil {
-		mime := "text/plain; charset=utf-8"
-		if t.onlyJSON {
-			mime = "application/json"
-		}
-		if id, ok := l.Store.put(t.text, mime, max); ok {
-			uri := ResultURIPrefix + id
-			size := int64(len(t.text))
-			how := fmt.Sprintf("the full result is the resource %s (%d characters, %d bytes); read it with resources/read, "+
-				"in pages of at most %d characters, each page but the last naming the next one in _meta.next; it expires in %v",
-				uri, total, size, max, l.Store.TTL())
-			if 1+chars(marker(total, total, how)) > max {
-				// At a small cap the long explanation leaves no room:
-				// name the link and the way to follow it, no more.
-				how = "the full result is the resource " + uri + "; read it with resources/read, following _meta.next"
-			}
-			return withText(r, t,
-				&mcp.TextContent{Text: cutToFit(t.text, total, max, how)},
-				&mcp.ResourceLink{URI: uri, Name: "result-" + id[:8], MIMEType: mime, Size: &size,
-					Description: fmt.Sprintf("full tool result, %d characters", total)})
-		}
-		return withText(r, t, &mcp.TextContent{Text: cutToFit(t.text, total, max,
-			"the full result was too large to keep; call the tool again asking for less (a narrower query, a smaller limit, or one page at a time)")})
-	}
-	return withText(r, t, &mcp.TextContent{Text: cutToFit(t.text, total, max,
-		"the rest was not kept; call the tool again asking for less (a narrower query, a smaller limit, or one page at a time)")})
 }

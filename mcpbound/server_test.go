@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -50,8 +51,8 @@ func TestServerTextBlocksTogether(t *testing.T) {
 	if len(out.Content) != 2 || out.Content[1] != img {
 		t.Fatalf("cut result content %v, want the cut text then the image", out.Content)
 	}
-	if _, m := parseMarker(t, onlyText(t, out)); m != 1201 {
-		t.Errorf("M = %d, want 1201 (600 + newline + 600)", m)
+	if _, m := parseMarker(t, onlyText(t, out)); m != 1200 {
+		t.Errorf("M = %d, want 1200 (600 + 600)", m)
 	}
 	if len(r.Content) != 3 {
 		t.Errorf("the tool's own result was modified")
@@ -75,8 +76,8 @@ func TestServerStructuredCountedOnce(t *testing.T) {
 	if out.StructuredContent != nil {
 		t.Errorf("cut result kept structuredContent")
 	}
-	if _, m := parseMarker(t, onlyText(t, out)); m != 400+1+len(js) {
-		t.Errorf("M = %d, want %d", m, 400+1+len(js))
+	if _, m := parseMarker(t, onlyText(t, out)); m != 400+len(js) {
+		t.Errorf("M = %d, want %d", m, 400+len(js))
 	}
 }
 
@@ -141,9 +142,13 @@ func readPage(mw mcp.Middleware, uri string) (*mcp.ReadResourceResult, error) {
 	return res.(*mcp.ReadResourceResult), nil
 }
 
-// TestStorePages: a kept result is served in pages of at most the cap,
-// each but the last naming the next, and they join to the original.
-// Sabotage: pages of max+1 characters fail the page-size check.
+// TestStorePages: a kept result is served in pages whose data and
+// navigation note together have at most the cap; each page's note names the
+// next page's URI in its text, and a reader that follows only URIs found in
+// content text (never _meta) reaches the last page, whose data join to the
+// original. Sabotage: pages of the cap's size (the note not reserved) fail
+// the page-size check; a note without the URI stops the text-only reader at
+// page 1.
 func TestStorePages(t *testing.T) {
 	store := NewStore(1<<20, time.Minute)
 	mw := ServerLimits{MaxResultChars: 1000, Store: store}.Middleware()
@@ -153,29 +158,41 @@ func TestStorePages(t *testing.T) {
 		link.Size == nil || *link.Size != int64(len(s)) || link.MIMEType == "" || link.Name == "" {
 		t.Fatalf("link %+v", link)
 	}
+	pages := (3500 + 1000 - noteRoom(3500) - 1) / (1000 - noteRoom(3500))
 	preview := onlyText(t, out)
-	if n, m := parseMarker(t, preview); m != 3500 || chars(preview) > 1000 || !strings.HasPrefix(preview, head(s, n)) || !strings.Contains(preview, link.URI) {
-		t.Errorf("preview %q", clip(preview))
+	if n, m := parseMarker(t, preview); m != 3500 || chars(preview) > 1000 || !strings.HasPrefix(preview, head(s, n)) ||
+		!strings.Contains(preview, link.URI+" (") || !strings.Contains(preview, itoa(pages)+" pages") {
+		t.Errorf("preview %q does not name the link and its %d pages", clip(preview), pages)
 	}
 	var got strings.Builder
 	uri := link.URI
-	for i := 0; i < 10 && uri != ""; i++ {
+	read := 0
+	for ; read < 20 && uri != ""; read++ {
 		page, err := readPage(mw, uri)
 		if err != nil {
 			t.Fatal(err)
 		}
-		text := page.Contents[0].Text
-		if c := chars(text); c > 1000 || (c < 1000 && page.Meta[NextKey] != nil) {
-			t.Errorf("page %d: %d characters, next %v", i+1, c, page.Meta[NextKey])
+		if len(page.Contents) != 2 || page.Contents[1].Meta[NavigationKey] != true {
+			t.Fatalf("page %d: %d contents items, want the data and the navigation note", read+1, len(page.Contents))
 		}
-		got.WriteString(text)
-		uri, _ = page.Meta[NextKey].(string)
+		data, note := page.Contents[0].Text, page.Contents[1].Text
+		if c := chars(data) + chars(note); c > 1000 {
+			t.Errorf("page %d: %d characters with its note, cap 1000", read+1, c)
+		}
+		got.WriteString(data)
+		uri = nextInText(note)
+		if next, _ := page.Meta[NextKey].(string); next != uri {
+			t.Errorf("page %d: the note names %q, _meta.next %q", read+1, uri, next)
+		}
+		if !strings.Contains(note, "page "+itoa(read+1)+" of "+itoa(pages)) {
+			t.Errorf("page %d: note %q", read+1, note)
+		}
 	}
-	if got.String() != s {
-		t.Errorf("pages join to %d characters, want the original %d", chars(got.String()), chars(s))
+	if got.String() != s || read != pages {
+		t.Errorf("%d pages join to %d characters, want the original %d in %d pages", read, chars(got.String()), chars(s), pages)
 	}
-	if _, err := readPage(mw, link.URI+"?page=5"); err == nil {
-		t.Error("page 5 of 4 read")
+	if _, err := readPage(mw, link.URI+"?page="+itoa(pages+1)); err == nil {
+		t.Errorf("page %d of %d read", pages+1, pages)
 	}
 	if _, err := readPage(mw, ResultURIPrefix+strings.Repeat("0", 32)); err == nil || !strings.Contains(err.Error(), "unknown") {
 		t.Errorf("unknown link: %v", err)
@@ -184,6 +201,12 @@ func TestStorePages(t *testing.T) {
 		t.Errorf("a read outside the scheme was not passed on: %v", err)
 	}
 }
+
+// nextInText returns the first result URI in text that is not the page
+// itself, as a client that hands a model the text would find it.
+var resultURIRE = regexp.MustCompile(`mcpbound://result/[0-9a-f]{32}(\?page=[0-9]+)?`)
+
+func nextInText(text string) string { return resultURIRE.FindString(text) }
 
 // TestStoreExpiry: a link read after the time to live fails, saying so.
 // Sabotage: a TTL check of After(expires + ttl) keeps it readable.
@@ -319,13 +342,14 @@ func TestStoreConcurrent(t *testing.T) {
 					done <- "no link"
 					return
 				}
+				p := 1000 - noteRoom(len(s))
 				for k, u := range []string{uri, uri + "?page=2", uri + "?page=3"} {
 					page, err := readPage(mw, u)
 					switch {
 					case err != nil && !strings.Contains(err.Error(), "unknown"):
 						done <- "read " + u + ": " + err.Error()
 						return
-					case err == nil && page.Contents[0].Text != s[1000*k:min(len(s), 1000*(k+1))]:
+					case err == nil && page.Contents[0].Text != s[p*k:min(len(s), p*(k+1))]:
 						done <- "wrong page " + u
 						return
 					}

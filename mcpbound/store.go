@@ -2,6 +2,7 @@ package mcpbound
 
 import (
 	"container/list"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -17,19 +18,54 @@ const (
 	DefaultStoreTTL   = 10 * time.Minute // how long a result stays readable
 )
 
-// Errors of a read from a [Store], matched with errors.Is.
+// Errors of a [ResultStore], matched with errors.Is. Every store returns
+// them (wrapped, with more detail if it likes), so that a reader is told the
+// same thing whichever store kept the result.
 var (
-	ErrUnknownResult = errors.New("mcpbound: unknown result link (never issued, or evicted to make room for newer results)")
-	ErrExpiredResult = errors.New("mcpbound: result link expired")
+	ErrUnknownResult  = errors.New("mcpbound: unknown result link (never issued, or evicted to make room for newer results)")
+	ErrExpiredResult  = errors.New("mcpbound: result link expired")
+	ErrResultTooLarge = errors.New("mcpbound: result too large to keep")
+	ErrNoSuchPage     = errors.New("mcpbound: no such page")
 )
 
-// A Store keeps full tool results that [ServerLimits] did not send whole,
-// so that the client can read them page by page through resources/read. It
-// holds at most a fixed number of bytes (UTF-8 bytes of text) in all, for a
-// fixed time each; when a new result does not fit, the oldest go first, and
-// a result bigger than the whole store is not kept. Entries live in memory
-// only; an expired entry's bytes are freed when it is read or when room is
-// needed, always within the bound. A Store is safe for concurrent use; one Store may serve several
+// A ResultStore keeps the full results that [ServerLimits] does not send
+// whole, so that any server with the same store can serve their pages
+// through resources/read: [Store] keeps them in this process's memory, the
+// module github.com/boundhttp/boundhttp/mcpbound/redisstore in Redis, for
+// a fleet of instances behind a load balancer.
+//
+// ServerLimits splits a result into pages before it hands it over, so a
+// store holds text, never decides its layout, and every instance serves the
+// same pages. Ids are 32 lowercase hexadecimal digits (128 random bits),
+// minted by ServerLimits.
+//
+// An implementation must be safe for concurrent use, bound what it holds
+// (in bytes, UTF-8 bytes of text, per result and in all), and never return
+// part of a page as the page: a page it cannot read whole is an error.
+type ResultStore interface {
+	// Put keeps the pages of the result id (its text is the pages joined,
+	// with no separator) for TTL. An error matching ErrResultTooLarge
+	// means the result is bigger than the store may hold; any other error
+	// (a store that cannot be reached) means it was not kept either.
+	Put(ctx context.Context, id, mimeType string, pages []string) error
+	// Page returns page k (0-based) of the result id, its MIME type and
+	// the number of its pages. A result never kept, or removed to make
+	// room, is an error matching ErrUnknownResult; one past its time to
+	// live, ErrExpiredResult; k out of range, ErrNoSuchPage.
+	Page(ctx context.Context, id string, k int) (text, mimeType string, pages int, err error)
+	// TTL returns how long a kept result stays readable.
+	TTL() time.Duration
+}
+
+// A Store is the in-memory [ResultStore]: it keeps full tool results that
+// [ServerLimits] did not send whole, so that the client can read them page
+// by page through resources/read. It holds at most a fixed number of bytes
+// (UTF-8 bytes of text) in all, for a fixed time each; when a new result
+// does not fit, the oldest go first, and a result bigger than the whole
+// store is not kept. Entries live in this process's memory only: behind a
+// load balancer, use a store the instances share. An expired entry's bytes
+// are freed when it is read or when room is needed, always within the
+// bound. A Store is safe for concurrent use; one Store may serve several
 // servers.
 type Store struct {
 	maxBytes int64
@@ -45,9 +81,9 @@ type Store struct {
 // entry is one kept result.
 type entry struct {
 	id       string
-	text     string
+	pages    []string
+	size     int64 // bytes of all pages
 	mimeType string
-	pages    []int // byte offset of each page's start in text
 	expires  time.Time
 }
 
@@ -71,18 +107,24 @@ func NewStore(maxBytes int64, ttl time.Duration) *Store {
 // TTL returns how long the store keeps a result.
 func (s *Store) TTL() time.Duration { return s.ttl }
 
-// put keeps text, split into pages of at most pageChars characters, and
-// returns its id; ok is false if text is bigger than the whole store.
-func (s *Store) put(text, mimeType string, pageChars int) (id string, ok bool) {
-	size := int64(len(text))
-	if size > s.maxBytes {
-		return "", false
+// Put keeps the pages of result id; see [ResultStore]. ctx is not used:
+// nothing here waits.
+func (s *Store) Put(_ context.Context, id, mimeType string, pages []string) error {
+	var size int64
+	for _, p := range pages {
+		size += int64(len(p))
 	}
-	e := &entry{id: newID(), text: text, mimeType: mimeType, pages: pageStarts(text, pageChars)}
+	if size > s.maxBytes {
+		return fmt.Errorf("%w: %d bytes, more than the whole store (%d bytes)", ErrResultTooLarge, size, s.maxBytes)
+	}
+	e := &entry{id: id, pages: pages, size: size, mimeType: mimeType}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
 	e.expires = now.Add(s.ttl)
+	if old, ok := s.byID[id]; ok {
+		s.remove(old)
+	}
 	// The oldest (expired ones first, expiry following age) until the new
 	// one fits. Expired entries are not swept when there is room: until
 	// then a read of one says that it expired, not that it is unknown.
@@ -93,18 +135,19 @@ func (s *Store) put(text, mimeType string, pageChars int) (id string, ok bool) {
 	}
 	s.byID[e.id] = s.order.PushBack(e)
 	s.bytes += size
-	return e.id, true
+	return nil
 }
 
 // remove drops an entry; s.mu is held.
 func (s *Store) remove(el *list.Element) {
 	e := s.order.Remove(el).(*entry)
 	delete(s.byID, e.id)
-	s.bytes -= int64(len(e.text))
+	s.bytes -= e.size
 }
 
-// page returns page k (0-based) of the result id and the number of pages.
-func (s *Store) page(id string, k int) (text, mimeType string, pages int, err error) {
+// Page returns page k (0-based) of result id; see [ResultStore]. ctx is
+// not used: nothing here waits.
+func (s *Store) Page(_ context.Context, id string, k int) (text, mimeType string, pages int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	el, ok := s.byID[id]
@@ -117,30 +160,26 @@ func (s *Store) page(id string, k int) (text, mimeType string, pages int, err er
 		return "", "", 0, fmt.Errorf("%w (results are kept for %v)", ErrExpiredResult, s.ttl)
 	}
 	if k < 0 || k >= len(e.pages) {
-		return "", "", 0, fmt.Errorf("mcpbound: page %d of a result that has %d pages", k+1, len(e.pages))
+		return "", "", 0, fmt.Errorf("%w: page %d of a result that has %d pages", ErrNoSuchPage, k+1, len(e.pages))
 	}
-	end := len(e.text)
-	if k+1 < len(e.pages) {
-		end = e.pages[k+1]
-	}
-	return e.text[e.pages[k]:end], e.mimeType, len(e.pages), nil
+	return e.pages[k], e.mimeType, len(e.pages), nil
 }
 
-// pageStarts returns the byte offsets at which the pages of at most n
-// characters of text begin; an empty text has one empty page.
-func pageStarts(text string, n int) []int {
-	starts := []int{0}
-	c := 0
+// splitPages returns text in pages of at most n characters (n > 0), each
+// cut between code points; an empty text is one empty page.
+func splitPages(text string, n int) []string {
+	var pages []string
+	c, start := 0, 0
 	for i := 0; i < len(text); {
 		if c == n {
-			starts = append(starts, i)
-			c = 0
+			pages = append(pages, text[start:i])
+			start, c = i, 0
 		}
 		_, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 		c++
 	}
-	return starts
+	return append(pages, text[start:])
 }
 
 // newID returns 128 random bits in hex: a link nobody can guess.

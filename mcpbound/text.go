@@ -20,10 +20,10 @@ import (
 // is not text here: it passes unchanged and is bounded only by the HTTP
 // budget.
 type resultText struct {
-	text       string // the joined text
-	structured bool   // the result had structuredContent
-	onlyJSON   bool   // the text is the structured content's serialization alone
-	images     bool   // the result has image content
+	measured        // the joined text, and where the joins are
+	structured bool // the result had structuredContent
+	onlyJSON   bool // the text is the structured content's serialization alone
+	images     bool // the result has image content
 	rest       []mcp.Content
 }
 
@@ -62,7 +62,10 @@ func textOf(r *mcp.CallToolResult) resultText {
 			t.onlyJSON = len(parts) == 1 && i == 0
 		}
 	}
-	t.text = wireText(strings.Join(parts, "\n"))
+	for i, p := range parts {
+		parts[i] = wireText(p)
+	}
+	t.measured = measure(parts)
 	return t
 }
 

@@ -30,7 +30,7 @@ func TestSession(t *testing.T) {
 		"tools: 3",
 		"count: 17 characters, 3 words",
 		"oversized count: ", "wire limit exceeded: declared 409", "> limit 262144 bytes",
-		"repeat 300000: 20000 characters in context, [truncated: showing 19688 of 300000 characters\n",
+		"repeat 300000: 20000 characters in context, [truncated: showing 19712 of 300000 characters\n",
 		"repeat 300000: link of 300000 bytes read back: 300000 characters, whole: true",
 		`items: [page: items 1-20 of 1000; 980 remain: call again with cursor "`,
 		"items next: [page: items 21-40 of 1000; 960 remain",

@@ -1,0 +1,241 @@
+package mcpbound
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boundhttp/boundhttp/internal/testenc"
+)
+
+// The official TypeScript SDK's client, run by node against a go-sdk server
+// on loopback: what it hands its caller is what the server meant.
+
+// tsCall is the script of the TS client: it lists the tools (so that it
+// knows their output schemas and validates structured content, as it does
+// in use), calls each tool named in argv[3...] on the server at argv[2]
+// and prints, for each, what callTool returned or the error it threw. For
+// a result that names a mcpbound link in its text it then reads the pages
+// following only URIs found in content text, never _meta, and reports the
+// data joined (the contents without the navigation note) and each page's
+// texts.
+const tsCall = `
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+const [url, ...tools] = process.argv.slice(2);
+const client = new Client({ name: "ts-agent", version: "1.0.0" });
+await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+await client.listTools();
+const uriRE = /mcpbound:\/\/result\/[0-9a-f]{32}(\?page=[0-9]+)?/g;
+const out = {};
+for (const name of tools) {
+  const r = {};
+  try {
+    r.result = await client.callTool({ name, arguments: {} });
+  } catch (e) {
+    r.error = String(e && e.message || e);
+    out[name] = r;
+    continue;
+  }
+  const text = r.result.content.filter(c => c.type === "text").map(c => c.text).join("\n");
+  const first = text.match(uriRE);
+  if (first) {
+    r.pages = [];
+    r.data = "";
+    const seen = new Set();
+    let uri = first[0];
+    for (let i = 0; i < 200 && uri; i++) {
+      seen.add(uri);
+      const page = await client.readResource({ uri });
+      r.pages.push(page.contents.map(c => c.text));
+      r.data += page.contents.filter(c => !(c._meta && c._meta["mcpbound/navigation"])).map(c => c.text).join("");
+      uri = undefined;
+      for (const c of page.contents) {
+        for (const m of (c.text || "").matchAll(uriRE)) {
+          if (!seen.has(m[0])) { uri = uri || m[0]; }
+        }
+      }
+    }
+  }
+  out[name] = r;
+}
+await client.close();
+process.stdout.write(JSON.stringify(out));
+`
+
+// tsOutcome is what the script printed for one tool.
+type tsOutcome struct {
+	Error  string `json:"error"`
+	Result *struct {
+		IsError           bool            `json:"isError"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		Content           []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+			URI  string `json:"uri"`
+		} `json:"content"`
+	} `json:"result"`
+	Pages [][]string `json:"pages"`
+	Data  string     `json:"data"`
+}
+
+// text returns the text blocks of the outcome's result joined.
+func (o tsOutcome) text() string {
+	var parts []string
+	for _, c := range o.Result.Content {
+		if c.Type == "text" {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// link returns the URI of the outcome's resource_link, if any.
+func (o tsOutcome) link() string {
+	for _, c := range o.Result.Content {
+		if c.Type == "resource_link" {
+			return c.URI
+		}
+	}
+	return ""
+}
+
+// runTSClient serves server over streamable HTTP on loopback and runs the
+// TS client script against it for tools.
+func runTSClient(t *testing.T, server *mcp.Server, tools ...string) map[string]tsOutcome {
+	t.Helper()
+	node, dir := testenc.NodePeers(t)
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	defer srv.Close()
+	cmd := testenc.NodeScript(t, node, dir, tsCall, append([]string{srv.URL}, tools...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer stop.Stop()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("TS client: %v\n%s", err, stderr.String())
+	}
+	var out map[string]tsOutcome
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("TS client printed %q: %v", clip(stdout.String()), err)
+	}
+	return out
+}
+
+// listOut is the output of the typed tools of these tests.
+type listOut struct {
+	Items []string `json:"items"`
+}
+
+// typedServer returns a server whose typed tools (mcp.AddTool, so each has
+// an outputSchema) return n items of 100 characters: "small" 5, "large"
+// 100 (10,000 characters), capped by limits.
+func typedServer(limits ServerLimits) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "typed", Version: "v1"},
+		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{}}})
+	s.AddReceivingMiddleware(limits.Middleware())
+	for name, n := range map[string]int{"small": 5, "large": 100} {
+		mcp.AddTool(s, &mcp.Tool{Name: name, Description: "lists items"},
+			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, listOut, error) {
+				return nil, listOut{Items: items(n)}, nil
+			})
+	}
+	s.AddTool(&mcp.Tool{Name: "text", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult(mixed(9000)), nil
+		})
+	return s
+}
+
+// items returns n items of 100 characters.
+func items(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strings.Repeat(string(rune('a'+i%26)), 100)
+	}
+	return out
+}
+
+// TestTSClientTypedToolCut: a typed tool's result over the cap reaches the
+// official TS client's caller, cut or linked, with the marker, the link
+// and isError set (the tool's structured content cannot be sent in part,
+// and the client throws McpError -32600 on a successful result without
+// it); a result under the cap keeps its structured content, which the
+// client validates. Sabotage: keeping isError false on a cut typed result
+// makes callTool throw "has an output schema but did not return structured
+// content" for both.
+func TestTSClientTypedToolCut(t *testing.T) {
+	for _, store := range []bool{false, true} {
+		limits := ServerLimits{MaxResultChars: 2000}
+		if store {
+			limits.Store = NewStore(0, 0)
+		}
+		out := runTSClient(t, typedServer(limits), "small", "large")
+		if o := out["small"]; o.Error != "" || o.Result.IsError || !strings.Contains(string(o.Result.StructuredContent), `"items"`) {
+			t.Errorf("store %v: small typed result: %+v", store, o)
+		}
+		o := out["large"]
+		if o.Error != "" {
+			t.Fatalf("store %v: the TS client threw on a cut typed result: %s", store, o.Error)
+		}
+		text := o.text()
+		n, m := parseMarker(t, text)
+		full, _ := json.Marshal(listOut{Items: items(100)})
+		if !o.Result.IsError || o.Result.StructuredContent != nil || m != chars(string(full)) || chars(text) > 2000 ||
+			!strings.HasPrefix(string(full), text[:strings.Index(text, "\n[truncated")]) || !strings.Contains(text, "the tool succeeded") {
+			t.Errorf("store %v: cut typed result as the TS client got it: isError %v, marker %d of %d, %q",
+				store, o.Result.IsError, n, m, clip(text))
+		}
+		if store && (o.link() == "" || !strings.Contains(text, o.link()) || o.Data != string(full)) {
+			t.Errorf("store %v: link %q; read back %d bytes, want the %d of the full result", store, o.link(), len(o.Data), len(full))
+		}
+		t.Logf("store %v: the TS client's callTool returned isError %v, structuredContent %s, text %q, link %q",
+			store, o.Result.IsError, o.Result.StructuredContent, clip(text), o.link())
+		if !store && o.link() != "" {
+			t.Errorf("a link without a store")
+		}
+	}
+}
+
+// TestTSClientFollowsPagesInText: the TS client, following only URIs it
+// finds in content text (what a model reads), goes from the preview through
+// every page to the last; each page but the last names the next in its
+// text; the data join byte-exact. Sabotage: a note without the next URI
+// stops the client after the first page.
+func TestTSClientFollowsPagesInText(t *testing.T) {
+	out := runTSClient(t, typedServer(ServerLimits{MaxResultChars: MinResultChars, Store: NewStore(0, 0)}), "text")
+	o := out["text"]
+	if o.Error != "" || o.Result.IsError {
+		t.Fatalf("text tool: %+v", o)
+	}
+	want := mixed(9000)
+	per := MinResultChars - noteRoom(9000)
+	pages := (9000 + per - 1) / per
+	if !strings.Contains(o.text(), itoa(pages)+" pages") {
+		t.Errorf("the preview does not say how many pages (%d): %q", pages, o.text())
+	}
+	if len(o.Pages) != pages || o.Data != want {
+		t.Fatalf("the client read %d pages (want %d), %d of %d characters, exact %v", len(o.Pages), pages, chars(o.Data), 9000, o.Data == want)
+	}
+	for i, p := range o.Pages {
+		if len(p) != 2 || chars(p[0])+chars(p[1]) > MinResultChars {
+			t.Errorf("page %d: %d items, %d characters", i+1, len(p), chars(strings.Join(p, "")))
+			continue
+		}
+		if i+1 < pages && !strings.Contains(p[1], "?page="+itoa(i+2)) {
+			t.Errorf("page %d's note does not name the next: %q", i+1, p[1])
+		}
+	}
+	t.Logf("the preview as the TS client got it: %q", o.text())
+	t.Logf("page 1's note: %q; the last page's note: %q", o.Pages[0][1], o.Pages[pages-1][1])
+}
