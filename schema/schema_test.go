@@ -100,32 +100,47 @@ func TestAuditManyLines(t *testing.T) {
 // exactly, so the bound is tight as well as safe.
 func TestWorstCaseReached(t *testing.T) {
 	t.Parallel()
-	ctrl := func(n int) string { return strings.Repeat("\x01", n) } // each written as \u0001: 6 bytes
-	tests := []struct {
-		schema   string
-		instance any
+	for _, enc := range []struct {
+		o     Options
+		char  string // a character at its longest
+		write func(any) string
 	}{
-		{`{"type":"string","maxLength":10}`, ctrl(10)},
-		{`{"type":"array","maxItems":3,"items":{"type":"string","maxLength":2}}`, []any{ctrl(2), ctrl(2), ctrl(2)}},
-		{`{"type":"object","additionalProperties":false,"properties":{"q":{"type":"string","maxLength":4},"b":{"type":"boolean"},"z":{"type":"null"}}}`,
-			map[string]any{"q": ctrl(4), "b": false, "z": nil}},
-		{`{"type":"string","enum":["a","bcd"]}`, "bcd"},
-		{`{"type":"array","prefixItems":[{"type":"boolean"},{"type":"string","maxLength":1}],"items":false}`, []any{false, ctrl(1)}},
-	}
-	for _, tt := range tests {
-		worst, err := WorstCase([]byte(tt.schema), Options{})
-		if err != nil {
-			t.Fatalf("WorstCase(%s) = %v", tt.schema, err)
+		// Escaped by everyone as \u0001: 6 bytes.
+		{Options{UTF8: true}, "\x01", pythonJSON},
+		// Escaped by json.dumps with ensure_ascii as \ud83d\ude00: 12 bytes.
+		{Options{}, "😀", func(v any) string { return escapeNonASCII(pythonJSON(v)) }},
+	} {
+		c := func(n int) string { return strings.Repeat(enc.char, n) }
+		tests := []struct {
+			schema   string
+			instance any
+		}{
+			{`{"type":"string","maxLength":10}`, c(10)},
+			{`{"type":"array","maxItems":3,"items":{"type":"string","maxLength":2}}`, []any{c(2), c(2), c(2)}},
+			{`{"type":"object","additionalProperties":false,"properties":{"q":{"type":"string","maxLength":4},"b":{"type":"boolean"},"z":{"type":"null"}}}`,
+				map[string]any{"q": c(4), "b": false, "z": nil}},
+			{`{"type":"string","enum":["a","bcd"]}`, "bcd"},
+			{`{"type":"array","prefixItems":[{"type":"boolean"},{"type":"string","maxLength":1}],"items":false}`, []any{false, c(1)}},
 		}
-		if got := int64(len(pythonJSON(tt.instance))); got != worst {
-			t.Errorf("WorstCase(%s) = %d, the largest instance takes %d (%s)", tt.schema, worst, got, pythonJSON(tt.instance))
+		for _, tt := range tests {
+			worst, err := WorstCase([]byte(tt.schema), enc.o)
+			if err != nil {
+				t.Fatalf("WorstCase(%s) = %v", tt.schema, err)
+			}
+			if got := int64(len(enc.write(tt.instance))); got != worst {
+				t.Errorf("WorstCase(%s, %+v) = %d, the largest instance takes %d (%s)", tt.schema, enc.o, worst, got, enc.write(tt.instance))
+			}
 		}
 	}
-	n, err := WorstCase([]byte(`{"type":"string","maxLength":10}`), Options{ASCIIOnly: true})
-	if err != nil || n != 2+12*10 {
-		t.Errorf("WorstCase(maxLength 10, ASCIIOnly) = %d, %v; want %d", n, err, 2+12*10)
+	for _, tt := range []struct {
+		o    Options
+		want int64
+	}{{Options{}, 2 + 12*10}, {Options{UTF8: true}, 2 + 6*10}} {
+		if n, err := WorstCase([]byte(`{"type":"string","maxLength":10}`), tt.o); err != nil || n != tt.want {
+			t.Errorf("WorstCase(maxLength 10, %+v) = %d, %v; want %d", tt.o, n, err, tt.want)
+		}
 	}
-	_, err = WorstCase([]byte(`{"type":"array"}`), Options{})
+	_, err := WorstCase([]byte(`{"type":"array"}`), Options{})
 	if !errors.Is(err, ErrUnbounded) || !strings.Contains(err.Error(), "array without maxItems") {
 		t.Errorf("WorstCase(unbounded array) = %v, want ErrUnbounded naming the array", err)
 	}
@@ -168,8 +183,8 @@ func TestCheckBudget(t *testing.T) {
 		return n
 	}
 	b := limits.Budget{MaxWireBytes: 1 << 20, MaxDecodedBytes: 1 << 20}
-	if err := CheckBudget(worst(50), b, DefaultHeadroom); err != nil {
-		t.Errorf("50 URLs under 1 MiB: %v, want nil", err)
+	if err := CheckBudget(worst(20), b, DefaultHeadroom); err != nil {
+		t.Errorf("20 URLs under 1 MiB: %v, want nil", err)
 	}
 	// A cap raised past what the transport carries fails.
 	err := CheckBudget(worst(100), b, DefaultHeadroom)
@@ -178,11 +193,11 @@ func TestCheckBudget(t *testing.T) {
 	}
 	// A transport tightened beneath the cap fails too.
 	tight := limits.Budget{MaxWireBytes: 512 << 10, MaxDecodedBytes: 1 << 20}
-	if err := CheckBudget(worst(50), tight, DefaultHeadroom); err == nil || !strings.Contains(err.Error(), "MaxWireBytes of 524288") {
-		t.Errorf("50 URLs, wire 512 KiB: %v, want MaxWireBytes error", err)
+	if err := CheckBudget(worst(20), tight, DefaultHeadroom); err == nil || !strings.Contains(err.Error(), "MaxWireBytes of 524288") {
+		t.Errorf("20 URLs, wire 512 KiB: %v, want MaxWireBytes error", err)
 	}
 	// The boundary: exactly fitting with headroom passes, one byte less fails.
-	w := worst(50)
+	w := worst(20)
 	need := w + (w+3)/4
 	if err := CheckBudget(w, limits.Budget{MaxWireBytes: need, MaxDecodedBytes: need}, 0.25); err != nil {
 		t.Errorf("limit = need %d: %v", need, err)

@@ -71,21 +71,21 @@ func TestWorstCasePrefixItemsBeforeDraft2020(t *testing.T) {
 	}
 }
 
-// TestWorstCaseASCIIOnlyEscapesDEL pins the trap of taking "escape every
+// TestWorstCaseEscapesDEL pins the trap of taking "escape every
 // non-ASCII character" for all that Python's json.dumps escapes: with
 // ensure_ascii it writes every character outside space to tilde as \uXXXX,
 // DEL (U+007F) included, so the const "\u007f\u007f" is sent as 14 bytes,
 // not 4.
-func TestWorstCaseASCIIOnlyEscapesDEL(t *testing.T) {
+func TestWorstCaseEscapesDEL(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ schema, python string }{
 		{`{"const":"\u007f\u007f"}`, `"\u007f\u007f"`},
 		{`{"enum":["a","\u007f"]}`, `"\u007f"`},
 		{`{"type":"object","additionalProperties":false,"properties":{"\u007f":{"type":"null"}}}`, `{"\u007f": null}`},
 	} {
-		worst, err := WorstCase([]byte(tt.schema), Options{ASCIIOnly: true})
+		worst, err := WorstCase([]byte(tt.schema), Options{})
 		if err != nil || worst < int64(len(tt.python)) {
-			t.Errorf("WorstCase(%s, ASCIIOnly) = %d, %v; below %s (%d bytes) as json.dumps writes it", tt.schema, worst, err, tt.python, len(tt.python))
+			t.Errorf("WorstCase(%s) = %d, %v; below %s (%d bytes) as json.dumps writes it", tt.schema, worst, err, tt.python, len(tt.python))
 		}
 	}
 }
@@ -256,13 +256,13 @@ func TestWorstCaseRefResolvesInItsResource(t *testing.T) {
 	}
 }
 
-// TestAuditAgreesUnderASCIIOnly pins the trap of a bound whose existence
+// TestAuditAgreesUnderUTF8 pins the trap of a bound whose existence
 // depends on the options: a string of at most 9e17 characters takes at
 // most 5.4e18+2 bytes from a UTF-8 encoder, under 2^63, and 10.8e18+2 from
-// an ASCII-only one, over: Audit (which takes no options) called the schema
-// bounded, WorstCase and AuditTool with ASCIIOnly called it unbounded.
-// Whether there is a bound is decided for the widest encoder.
-func TestAuditAgreesUnderASCIIOnly(t *testing.T) {
+// one that escapes non-ASCII, over. Audit (which takes no options) and
+// WorstCase and AuditTool under UTF8 must give one answer: whether there
+// is a bound is decided for the widest encoder.
+func TestAuditAgreesUnderUTF8(t *testing.T) {
 	t.Parallel()
 	for _, doc := range []string{
 		`{"type":"string","maxLength":9e17}`,
@@ -273,7 +273,7 @@ func TestAuditAgreesUnderASCIIOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, o := range []Options{{}, {ASCIIOnly: true}} {
+		for _, o := range []Options{{}, {UTF8: true}} {
 			n, werr := WorstCase([]byte(doc), o)
 			r, _ := AuditTool("t", []byte(doc), o)
 			if (len(findings) == 0) != (werr == nil) || len(findings) != len(r.Findings) {
@@ -314,8 +314,8 @@ func TestAuditRefChainIsShallow(t *testing.T) {
 	}
 	// A chain within the floor is followed to its end.
 	short := strings.Replace(string(doc), `"9000":{"$ref":"#/$defs/9001"}`, `"9000":{"type":"string","maxLength":1}`, 1)
-	if w, err := WorstCase([]byte(short), Options{}); err != nil || w != 8 {
-		t.Errorf("WorstCase(a chain of 9000 $refs to a string of 1) = %d, %v; want 8", w, err)
+	if w, err := WorstCase([]byte(short), Options{}); err != nil || w != 2+12 {
+		t.Errorf("WorstCase(a chain of 9000 $refs to a string of 1) = %d, %v; want 14", w, err)
 	}
 }
 

@@ -122,20 +122,22 @@ const maxFindings = 100
 // key above many findings cannot multiply the output.
 const maxPathBytes = 1 << 20
 
-// widest is the most a size under ASCIIOnly can be, as a multiple of the
-// size of the same schema under other options: DEL takes 6 bytes for 1.
+// widest is the most a size under the default Options can be, as a
+// multiple of the size of the same schema under UTF8: DEL takes 6 bytes
+// for 1.
 const widest = 6
 
 // walk returns the worst-case size of an instance of root, or unbounded
 // and the findings that say why (sorted by path, none when bounded).
 // Whether there is a bound does not depend on o: it is decided for the
-// widest encoder (ASCIIOnly), so that Audit, which takes no options, agrees
-// with WorstCase under any. Only a size above 2^63/widest can differ, and
-// only then is the schema walked a second time.
+// widest encoder (the default, which escapes non-ASCII), so that Audit,
+// which takes no options, agrees with WorstCase under any. Only a size
+// under UTF8 above 2^63/widest can differ, and only then is the schema
+// walked a second time.
 func walk(root any, o Options) (int64, []Finding) {
 	n, findings := walkAs(root, o)
-	if n != unbounded && !o.ASCIIOnly && n > unbounded/widest {
-		if m, wide := walkAs(root, Options{ASCIIOnly: true}); m == unbounded {
+	if n != unbounded && o.UTF8 && n > unbounded/widest {
+		if m, wide := walkAs(root, Options{}); m == unbounded {
 			return m, wide
 		}
 	}

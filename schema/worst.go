@@ -29,27 +29,38 @@ import (
 // not read.
 //
 // Strings: maxLength counts characters (code points), each taking at most
-// 6 bytes: a control character, or <, > and & under Go's HTML escaping, or
-// U+2028 and U+2029, all written as \uXXXX; any other character is at most
-// 4 bytes of UTF-8, or 2 for an escaped quote or backslash. Strings given in
-// the schema (property names, const and enum values) are counted exactly,
-// by the longest form an encoder in use gives each character; U+FFFD counts
-// 6 bytes, since Go reads a lone surrogate escape (\ud800, which
-// JavaScript and Python keep and write back as such) as U+FFFD.
+// 12 bytes: a character outside the Basic Multilingual Plane written as a
+// surrogate pair of \u escapes (\ud83d\ude00), as Python's json.dumps
+// does by default. The Python MCP SDK posts with httpx's json=, and httpx
+// before 0.28 serialises with those defaults (ensure_ascii), so the default
+// covers a client that escapes every character outside space to tilde:
+// any other non-ASCII character, DEL (U+007F), a control character, and
+// <, > and & under Go's HTML escaping take 6 bytes; a quote or backslash 2.
+// Strings given in the schema (property names, const and enum values) are
+// counted exactly, by the longest form an encoder in use gives each
+// character; U+FFFD counts 6 bytes, since Go reads a lone surrogate escape
+// (\ud800, which JavaScript and Python keep and write back as such) as
+// U+FFFD.
 //
 // Bounds never read pattern, format, contentEncoding, not, if/then/else or
 // dependent schemas: those only remove instances, so ignoring them only
 // makes a bound larger, never smaller.
+//
+// The zero Options is the safe choice for a server that does not know its
+// clients.
 type Options struct {
-	// ASCIIOnly assumes encoders that escape every non-ASCII character, as
-	// Python's json.dumps does by default: a character outside the Basic
-	// Multilingual Plane then takes 12 bytes (a surrogate pair of \u
-	// escapes), any other non-ASCII character 6, and DEL (U+007F, which
-	// json.dumps escapes too) 6. Whether a schema has a bound at all does
-	// not depend on it: one whose largest instance under ASCIIOnly passes
-	// 2^63 bytes has none under any options. The MCP SDKs for Go,
-	// TypeScript and Python write UTF-8 and need no such assumption.
-	ASCIIOnly bool
+	// UTF8 assumes clients that write non-ASCII characters as UTF-8, as
+	// Go's encoding/json, JavaScript's JSON.stringify (the MCP Go and
+	// TypeScript SDKs) and httpx from 0.28 do: a character of a string
+	// then takes at most 6 bytes (a control character, or <, > and &
+	// under Go's HTML escaping, as \uXXXX; at most 4 bytes of UTF-8
+	// otherwise), half the default. Set it only when no client escapes
+	// non-ASCII: a Python MCP client on httpx before 0.28 sends 12 bytes
+	// for a character outside the Basic Multilingual Plane, so a budget
+	// checked under UTF8 can refuse its largest request. Whether a schema
+	// has a bound at all does not depend on it: one whose largest instance
+	// under the default passes 2^63 bytes has none under UTF8 either.
+	UTF8 bool
 }
 
 const sep = 2 // ", " or ": "
@@ -123,10 +134,10 @@ func mul(k, n int64) int64 {
 
 // perChar is the most bytes one character of a string takes.
 func (w *walker) perChar() int64 {
-	if w.o.ASCIIOnly {
-		return 12
+	if w.o.UTF8 {
+		return 6
 	}
-	return 6
+	return 12
 }
 
 // value is the size of a concrete JSON value (from const or enum).
@@ -176,15 +187,15 @@ func (w *walker) stringValue(str string) int64 {
 			n += 2
 		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029:
 			n += 6
-		case w.o.ASCIIOnly && r == 0x7f: // outside space to tilde: \u007f
+		case !w.o.UTF8 && r == 0x7f: // outside space to tilde: \u007f
 			n += 6
 		case r < utf8.RuneSelf:
 			n++
 		case r == utf8.RuneError: // may stand for a lone surrogate: \ud800
 			n += 6
-		case w.o.ASCIIOnly && r > 0xffff:
+		case !w.o.UTF8 && r > 0xffff: // a surrogate pair: \ud83d\ude00
 			n += 12
-		case w.o.ASCIIOnly:
+		case !w.o.UTF8:
 			n += 6
 		default:
 			n += int64(utf8.RuneLen(r))

@@ -20,10 +20,11 @@ import (
 )
 
 // Input schemas: the largest request of "fits" plus 25% is under nginx's
-// 1 MiB, that of "too_big" is not (a character may take 6 bytes of JSON).
+// 1 MiB, that of "too_big" is not (a character may take 12 bytes of JSON,
+// an emoji escaped as a surrogate pair).
 const (
-	fitsSchema   = `{"type":"object","additionalProperties":false,"required":["text"],"properties":{"text":{"type":"string","maxLength":100000}}}`
-	tooBigSchema = `{"type":"object","additionalProperties":false,"required":["text"],"properties":{"text":{"type":"string","maxLength":200000}}}`
+	fitsSchema   = `{"type":"object","additionalProperties":false,"required":["text"],"properties":{"text":{"type":"string","maxLength":50000}}}`
+	tooBigSchema = `{"type":"object","additionalProperties":false,"required":["text"],"properties":{"text":{"type":"string","maxLength":100000}}}`
 )
 
 // sdkServer returns the SDK's streamable HTTP handler (JSON answers) with

@@ -40,6 +40,10 @@ types get JSON bodies of exactly the size tried. The gzip search bisects on
 the decoded size; its ceiling is the wire size of the largest accepted body,
 decoded_ceiling its decoded size.
 
+A tool's largest request is sized for clients that escape non-ASCII (an
+emoji as 12 bytes, as the Python MCP SDK on httpx before 0.28 sends it), the
+widest an official SDK's client writes.
+
 Exit status: 0 every tool fits (or no -mcp), 3 a tool's largest request does
 not fit the identity ceiling with -headroom, 1 usage error, 4 target
 unreachable (or no MCP answer).

@@ -15,7 +15,7 @@ import (
 
 // Input schemas of the hand-written MCP server's tools.
 const (
-	smallSchema = `{"type":"object","additionalProperties":false,"properties":{"text":{"type":"string","maxLength":20000}}}`
+	smallSchema = `{"type":"object","additionalProperties":false,"properties":{"text":{"type":"string","maxLength":10000}}}`
 	bigSchema   = `{"type":"object","additionalProperties":false,"properties":{"text":{"type":"string","maxLength":40000}}}`
 	freeSchema  = `{"type":"object","additionalProperties":false,"properties":{"text":{"type":"string"}}}`
 )
