@@ -49,6 +49,8 @@ func requestSize(tool string, args int64, o Options) int64 {
 // character limits of b (defaults applied). The error names both numbers.
 // Assert this relationship rather than the numbers themselves: a cap the
 // transport cannot carry, or a transport tightened beneath the cap, fails.
+// [ToolReport.Check] is this check for an audited tool: it refuses a tool
+// with findings, then calls CheckBudget with the tool's WorstRequest.
 func CheckBudget(worst int64, b limits.Budget, headroom float64) error {
 	if err := b.Validate(); err != nil {
 		return err

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -233,6 +234,37 @@ func TestAuditTools(t *testing.T) {
 	}
 	if err := reports[0].Check(limits.Budget{}, DefaultHeadroom); err != nil {
 		t.Errorf("Check(search under defaults) = %v", err)
+	}
+}
+
+// TestToolReportCheckIsCheckBudget: the two names are one check, a
+// report's Check being CheckBudget of its worst request with the tool's
+// name in front, at every limit of the boundary table (0 is the default
+// 4 MiB, negative is invalid) and for the headroom CheckBudget refuses.
+func TestToolReportCheckIsCheckBudget(t *testing.T) {
+	t.Parallel()
+	r, err := AuditTool("search", []byte(strings.Replace(searchTool, "%d", "20", 1)), Options{})
+	if err != nil || len(r.Findings) != 0 {
+		t.Fatal(r.Findings, err)
+	}
+	need := r.WorstRequest + (r.WorstRequest+3)/4
+	for _, tt := range []struct {
+		limit    int64
+		headroom float64
+		fits     bool
+	}{
+		{0, 0.25, true}, {-1, 0.25, false}, {need - 1, 0.25, false}, {need, 0.25, true}, {need + 1, 0.25, true},
+		{math.MaxInt64, 0.25, true}, {need, -0.5, false}, {need, math.NaN(), false},
+	} {
+		b := limits.Budget{MaxWireBytes: tt.limit, MaxDecodedBytes: tt.limit}
+		direct, checked := CheckBudget(r.WorstRequest, b, tt.headroom), r.Check(b, tt.headroom)
+		if (direct == nil) != tt.fits || (checked == nil) != tt.fits {
+			t.Errorf("limit %d, headroom %v: CheckBudget %v, Check %v; want fits %v", tt.limit, tt.headroom, direct, checked, tt.fits)
+			continue
+		}
+		if direct != nil && checked.Error() != `tool "search": `+direct.Error() {
+			t.Errorf("limit %d: Check says %q, CheckBudget %q", tt.limit, checked, direct)
+		}
 	}
 }
 

@@ -18,8 +18,9 @@ type ToolReport struct {
 	WorstRequest int64 `json:"worst_request_bytes,omitempty"`
 }
 
-// Check reports whether the tool's input has a ceiling that fits b with
-// headroom; see [CheckBudget].
+// Check returns an error, naming the tool, when its input has no ceiling
+// (the findings), or when its largest request with headroom does not fit
+// b: [CheckBudget] of WorstRequest, whose error it wraps.
 func (r ToolReport) Check(b limits.Budget, headroom float64) error {
 	if len(r.Findings) > 0 {
 		return fmt.Errorf("tool %q: %w", limits.Echo(r.Name), unboundedError(r.Findings))
