@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -56,12 +54,7 @@ func pyCount(n int) string {
 // maxLength, is answered by the tool; at 30,000 characters it is over the
 // budget, and so over the audited cap.
 func TestEscapingClientFitsCount(t *testing.T) {
-	h, err := handler(slog.New(slog.NewTextHandler(io.Discard, nil)), serverLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := newTestServer(t)
 	header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
 	post := func(body string) (*http.Response, string) {
 		t.Helper()

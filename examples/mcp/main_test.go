@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -102,12 +99,7 @@ func mustWorst(t *testing.T, name, doc string) int64 {
 // limit is answered with a JSON-RPC error naming the decoded limit; the
 // SDK never sees it.
 func TestCompressedBomb(t *testing.T) {
-	h, err := handler(slog.New(slog.NewTextHandler(io.Discard, nil)), serverLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := newTestServer(t)
 	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{"text":"` + strings.Repeat("a", 1<<20) + `"}}}`
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -142,12 +134,7 @@ func TestCompressedBomb(t *testing.T) {
 // JSON, so a too-deep document is refused even when the client declares
 // text/plain or no Content-Type at all (MiddlewareConfig.JSONAlways).
 func TestShapeCheckedWhateverTheContentType(t *testing.T) {
-	h, err := handler(slog.New(slog.NewTextHandler(io.Discard, nil)), serverLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := newTestServer(t)
 	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
 	for _, ct := range []string{"", "text/plain", "application/json; charset"} {
 		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(deep))
