@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,7 +53,7 @@ const minErrorChars = 2*errorEndChars + MinResultChars
 //   - above MaxTokens or above the tool's character ceiling (MaxChars, or
 //     the tool's own _meta["anthropic/maxResultSizeChars"], at most
 //     HardMaxChars), the full text is written byte-exact to a new file
-//     (mode 0600) under SpillDir and the result's text and structured
+//     (mode 0600) under SpillDir (a folder private to the user) and the result's text and structured
 //     content are replaced by one text block naming the file's absolute
 //     path, its size in characters and bytes and why it was saved; other
 //     content (links, embedded resources) stays;
@@ -111,8 +112,15 @@ type ClientLimits struct {
 	// MinClientChars, is a configuration error. Error trimming keeps both
 	// ends whatever TailChars says.
 	TailChars int
-	// SpillDir is the folder of saved results, created (mode 0700) if
-	// missing. Empty means a folder "mcpbound-results" in os.TempDir().
+	// SpillDir is the folder of saved results. It must be a directory
+	// owned by the process's user with no access for group or others,
+	// given as itself, not through a symbolic link; a missing one is
+	// created (mode 0700). A folder that fails these checks is refused:
+	// nothing is saved there, and the result is cut with a marker that
+	// says why (another local user who made the folder first in a shared
+	// temporary directory could otherwise read the results or replace a
+	// file after it was written). Empty means a folder
+	// "mcpbound-results-<uid>" in os.TempDir().
 	SpillDir string
 	// Logger receives the warnings; nil means slog.Default().
 	Logger *slog.Logger
@@ -167,7 +175,7 @@ func (l ClientLimits) withDefaults() ClientLimits {
 		l.MaxSpillBytes = DefaultMaxSpillBytes
 	}
 	if l.SpillDir == "" {
-		l.SpillDir = filepath.Join(os.TempDir(), "mcpbound-results")
+		l.SpillDir = filepath.Join(os.TempDir(), "mcpbound-results-"+strconv.Itoa(max(os.Geteuid(), 0)))
 	}
 	if l.Logger == nil {
 		l.Logger = slog.Default()

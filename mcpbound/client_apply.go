@@ -53,7 +53,7 @@ func (c *clientCaps) apply(s mcp.Session, tool string, r *mcp.CallToolResult) *m
 	if err != nil {
 		c.Logger.Warn("mcpbound: tool result not saved", "tool", limits.Echo(tool), "error", err)
 		return withText(r, t, &mcp.TextContent{Text: c.fit(t.measured, ceiling, maxTokens,
-			"the result could not be saved to a file ("+limits.Echo(err.Error())+"); ask the tool for less")})
+			"the result could not be saved to a file ("+limits.EchoN(err.Error(), maxStoreError)+"); ask the tool for less")})
 	}
 	return withText(r, t, &mcp.TextContent{Text: fmt.Sprintf(
 		"[saved: this tool result was saved to the file %s (%d characters, %d bytes) because %s; read the file in parts instead of asking for it whole]",

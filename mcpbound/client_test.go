@@ -28,7 +28,7 @@ func newRig(t *testing.T, l ClientLimits) *clientRig {
 	t.Helper()
 	r := &clientRig{log: new(bytes.Buffer)}
 	if l.SpillDir == "" {
-		l.SpillDir = t.TempDir()
+		l.SpillDir = privateDir(t)
 	}
 	r.dir = l.SpillDir
 	l.Logger = slog.New(slog.NewTextHandler(r.log, nil))
@@ -344,7 +344,7 @@ func TestClientStructuredKeyOrderCountedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	dir := t.TempDir()
+	dir := privateDir(t)
 	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil)
 	client.AddSendingMiddleware(ClientLimits{MaxChars: 40000, SpillDir: dir, Logger: slog.New(slog.DiscardHandler)}.Middleware())
 	cs, err := client.Connect(context.Background(), ct, nil)
@@ -446,7 +446,7 @@ func TestClientErrorTrimNeverGrows(t *testing.T) {
 // once through one middleware: each session's override is its own, and
 // the spill folder stays within MaxSpillBytes. Run with -race.
 func TestClientConcurrentSessions(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	mw := ClientLimits{MaxChars: 1000, HardMaxChars: 3000, MaxSpillBytes: 20000, SpillDir: dir, Logger: slog.New(slog.DiscardHandler)}.Middleware()
 	done := make(chan string, 8)
 	for g := 0; g < 8; g++ {

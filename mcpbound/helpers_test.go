@@ -2,6 +2,8 @@ package mcpbound
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -73,4 +75,15 @@ func onlyText(t *testing.T, r *mcp.CallToolResult) string {
 		t.Fatalf("result has %d text blocks, want 1", len(texts))
 	}
 	return texts[0]
+}
+
+// privateDir returns a new folder of mode 0700, as a spill folder must be
+// (t.TempDir's are open to others to read).
+func privateDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "spill")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

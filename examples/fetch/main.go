@@ -15,6 +15,10 @@
 // oldest spilled files (fetch-<digits>.txt or .bin, the names fetch gives
 // them; other files are left alone) are removed first so that they total at
 // most -spill-max-bytes (default 256 MiB, as mcpbound's ClientLimits).
+// The directory must be the user's alone (owned by the user, no access for
+// group or others, not a symbolic link; a missing one is created with mode
+// 0700): another is refused, since a local user who can reach it could read
+// the body or replace the file after it was written.
 // Without -spill-dir nothing is spilled. If the file cannot be written the
 // body is withheld all the same, "spill_error" says why and the exit status
 // is 4.

@@ -3,11 +3,10 @@ package main
 import (
 	"encoding/base64"
 	"fmt"
-	"os"
-	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/boundhttp/boundhttp"
+	spillfolder "github.com/boundhttp/boundhttp/internal/spill"
 )
 
 // defaultSpillChars is the -spill-chars default: the size above which
@@ -54,7 +53,7 @@ func printedChars(r *boundhttp.Result) int64 {
 // more than limit characters (limit >= 0), first removing the oldest
 // spilled files until the folder's spilled files fit in maxBytes
 // (maxBytes > 0). It returns r unchanged otherwise. dir is created (mode
-// 0700) if missing.
+// 0700) if missing, and refused unless it is private to this user.
 func spill(r boundhttp.Result, dir string, limit, maxBytes int64) output {
 	out := output{Result: r}
 	chars := printedChars(&r)
@@ -86,30 +85,11 @@ func spill(r boundhttp.Result, dir string, limit, maxBytes int64) output {
 }
 
 // writeSpill writes body to a new file under dir, mode 0600, after making
-// room for it within maxBytes, and returns its absolute path. A partly
-// written file is removed.
+// room for it within maxBytes, and returns its absolute path. dir must be
+// private to this user (see internal/spill): another user's folder, one
+// open to others or a symbolic link is refused. A partly written file is
+// removed.
 func writeSpill(dir, ext string, body []byte, maxBytes int64) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return "", err
-	}
-	if err := makeRoom(abs, int64(len(body)), maxBytes); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(abs, spillPrefix+"*"+ext) // mode 0600
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(body)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
+	f := spillfolder.Folder{Dir: dir, MaxBytes: maxBytes, Owns: isSpillName}
+	return f.Write(spillPrefix, ext, body)
 }

@@ -76,7 +76,7 @@ func TestSpill(t *testing.T) {
 		{"no spill dir", []string{"-spill-chars", "10"}, "/text/11", true, exitComplete, false, 0},
 	}
 	for _, tt := range tests {
-		dir := t.TempDir()
+		dir := privateDir(t)
 		args := append([]string{}, tt.args...)
 		if !tt.noDir {
 			args = append(args, "-spill-dir", dir)
@@ -160,7 +160,7 @@ func TestSpillFolderBound(t *testing.T) {
 		max  string
 		kept []string
 	}{{"102", []string{"fetch-2.txt", "fetch-3.txt"}}, {"101", []string{"fetch-3.txt"}}} {
-		dir := t.TempDir()
+		dir := privateDir(t)
 		old := time.Now().Add(-time.Hour)
 		for i, name := range []string{"fetch-1.txt", "fetch-2.txt", "fetch-3.txt", "keep.txt"} {
 			p := filepath.Join(dir, name)
@@ -191,7 +191,7 @@ func TestSpillFolderBound(t *testing.T) {
 		}
 	}
 
-	dir := t.TempDir()
+	dir := privateDir(t)
 	var stdout, stderr bytes.Buffer
 	var out output
 	code := run(context.Background(), []string{"-spill-chars", "10", "-spill-max-bytes", "21", "-spill-dir", dir, s.URL + "/text/11"}, &stdout, &stderr)
@@ -212,7 +212,7 @@ func TestSpillFolderBound(t *testing.T) {
 func TestSpillCleanupOnlyItsOwnFiles(t *testing.T) {
 	t.Parallel()
 	s := spillServer(t)
-	dir, other := t.TempDir(), t.TempDir()
+	dir, other := privateDir(t), t.TempDir()
 	target := filepath.Join(other, "target")
 	if err := os.WriteFile(target, bytes.Repeat([]byte("t"), 40), 0o600); err != nil {
 		t.Fatal(err)
@@ -251,9 +251,9 @@ func TestSpillCleanupOnlyItsOwnFiles(t *testing.T) {
 	}
 }
 
-// TestSpillDirKinds: a spill folder given as a symbolic link to a folder
-// works through the link; one that is a regular file withholds the body
-// with a spill_error; concurrent runs into one folder each get their own
+// TestSpillDirKinds: a spill folder given as a symbolic link (which another
+// user could point elsewhere) or as a regular file withholds the body with
+// a spill_error; concurrent runs into one folder each get their own
 // whole file.
 func TestSpillDirKinds(t *testing.T) {
 	t.Parallel()
@@ -269,15 +269,16 @@ func TestSpillDirKinds(t *testing.T) {
 	}
 	want, _ := spillBody("text", 11)
 
-	real := t.TempDir()
+	real := privateDir(t)
 	link := filepath.Join(t.TempDir(), "link")
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	if code, out := spillTo(link); code != exitComplete || out.Spilled == nil {
-		t.Errorf("symlinked folder: exit %d, %+v; want a spilled body", code, out)
-	} else if got, err := os.ReadFile(filepath.Join(real, filepath.Base(out.Spilled.Path))); err != nil || !bytes.Equal(got, want) {
-		t.Errorf("symlinked folder: the file in the folder linked to holds %q (%v)", got, err)
+	if code, out := spillTo(link); code != exitFailed || !strings.Contains(out.SpillError, "symbolic link") || out.Body != "" || out.Spilled != nil {
+		t.Errorf("symlinked folder: exit %d, %+v; want exit %d and a spill_error naming the link", code, out, exitFailed)
+	}
+	if entries, _ := os.ReadDir(real); len(entries) != 0 {
+		t.Errorf("symlinked folder: written through the link: %v", entries)
 	}
 
 	file := filepath.Join(t.TempDir(), "file")
@@ -291,7 +292,7 @@ func TestSpillDirKinds(t *testing.T) {
 		t.Errorf("the file given as folder now holds %q", got)
 	}
 
-	dir := t.TempDir()
+	dir := privateDir(t)
 	paths := make(chan string, 8)
 	var wg sync.WaitGroup
 	for range 8 {
@@ -314,4 +315,15 @@ func TestSpillDirKinds(t *testing.T) {
 	if len(seen) != 8 {
 		t.Errorf("8 concurrent runs spilled %d files", len(seen))
 	}
+}
+
+// privateDir returns a new folder of mode 0700, as a spill folder must be
+// (t.TempDir's are open to others to read).
+func privateDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "spill")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -1,0 +1,16 @@
+// Package spill writes outputs too large to print or to hand a model to new
+// files in a folder, within a bound on the bytes the folder's spilled files
+// hold together, the oldest removed first. It is the one owner of that
+// logic for mcpbound's ClientLimits and the fetch example.
+//
+// The folder must be the process's user's alone: a directory (never a
+// symbolic link, which another user could point elsewhere) owned by the
+// effective user, with no permission bits for group or others. A missing
+// folder is created with mode 0700; one that fails a check is refused with
+// an error that says which, and nothing is written. Otherwise another local
+// user who can create the folder first in a shared temporary directory (or
+// write into it) could read the results, or replace a file after it was
+// written so that the note naming it points at forged text. Files are then
+// created and removed relative to the opened folder (os.Root), so that a
+// folder swapped after the check is never written through.
+package spill

@@ -1,0 +1,175 @@
+package spill
+
+import (
+	"cmp"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrNotPrivate is matched (errors.Is) by the error of a folder refused
+// because another user could reach it.
+var ErrNotPrivate = errors.New("spill folder is not private to this user")
+
+// A Folder is where spilled files go. It is a value; Write is safe for
+// concurrent use as far as the file system goes, but the bound is a sum:
+// callers that write concurrently serialise Write, or accept that two
+// writes may each find room and together pass MaxBytes until the next.
+type Folder struct {
+	// Dir is the folder's path, made absolute by Write.
+	Dir string
+	// MaxBytes bounds the bytes of the spilled files (those Owns accepts)
+	// in Dir, the new one included; it must be positive.
+	MaxBytes int64
+	// Owns reports whether a file name is one that this writer gives its
+	// files: only those are counted and removed to make room, never a
+	// user's other files.
+	Owns func(name string) bool
+}
+
+// Write writes data to a new file (mode 0600) named prefix, decimal
+// digits and suffix in the folder, after checking that the folder is
+// private (creating it, mode 0700, if missing) and removing the oldest of
+// its owned files until the new one fits in MaxBytes. It returns the
+// file's absolute path. A file partly written is removed.
+func (f Folder) Write(prefix, suffix string, data []byte) (string, error) {
+	size := int64(len(data))
+	if size > f.MaxBytes {
+		return "", fmt.Errorf("%d bytes, more than the spill folder may hold (%d bytes)", size, f.MaxBytes)
+	}
+	dir, err := filepath.Abs(f.Dir)
+	if err != nil {
+		return "", err
+	}
+	root, err := OpenPrivate(dir)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	if err := f.makeRoom(root, size); err != nil {
+		return "", err
+	}
+	for range 16 { // a name taken meanwhile: another draw (bounded)
+		name := prefix + strconv.FormatUint(randUint(), 10) + suffix
+		file, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = file.Write(data)
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			root.Remove(name)
+			return "", err
+		}
+		return filepath.Join(dir, name), nil
+	}
+	return "", fmt.Errorf("no free file name in %s", dir)
+}
+
+// randUint returns a random number for a file name.
+func randUint() uint64 {
+	var b [8]byte
+	rand.Read(b[:]) // never fails (crypto/rand documents it)
+	return binary.LittleEndian.Uint64(b[:]) >> 1
+}
+
+// OpenPrivate opens dir, creating it (mode 0700, parents as needed) if
+// missing, after checking that it is a directory, not a symbolic link,
+// owned by the effective user, with no permission bits for group or
+// others; the folder opened is checked to be the one inspected. A refusal
+// matches ErrNotPrivate and says why.
+func OpenPrivate(dir string) (*os.Root, error) {
+	info, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		info, err = os.Lstat(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := private(dir, info); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	opened, err := root.Stat(".")
+	if err != nil || !os.SameFile(info, opened) {
+		root.Close()
+		return nil, fmt.Errorf("%w: it changed while it was opened: %s", ErrNotPrivate, dir)
+	}
+	return root, nil
+}
+
+// private checks what Lstat said of dir.
+func private(dir string, info fs.FileInfo) error {
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%w: it is a symbolic link (another user could point it elsewhere; give the folder itself): %s", ErrNotPrivate, dir)
+	case !info.IsDir():
+		return fmt.Errorf("spill folder is not a directory: %s", dir)
+	}
+	if err := checkOwner(dir, info); err != nil {
+		return err
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%w: mode %v gives other users access (it must grant nothing to group or others: chmod 700): %s", ErrNotPrivate, info.Mode().Perm(), dir)
+	}
+	return nil
+}
+
+// makeRoom removes the oldest owned files until size more bytes fit.
+func (f Folder) makeRoom(root *os.Root, size int64) error {
+	entries, err := fs.ReadDir(root.FS(), ".")
+	if err != nil {
+		return err
+	}
+	type file struct {
+		name      string
+		size, mod int64
+	}
+	var files []file
+	var sum int64
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !f.Owns(e.Name()) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		files = append(files, file{e.Name(), info.Size(), info.ModTime().UnixNano()})
+		sum += info.Size()
+	}
+	slices.SortFunc(files, func(a, b file) int {
+		return cmp.Or(cmp.Compare(a.mod, b.mod), strings.Compare(a.name, b.name))
+	})
+	for _, fl := range files { // bounded by the entries read
+		if sum <= f.MaxBytes-size {
+			return nil
+		}
+		if err := root.Remove(fl.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		sum -= fl.size
+	}
+	if sum > f.MaxBytes-size {
+		return fmt.Errorf("spill folder %s is full", f.Dir)
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+package spill
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// owns is the Owns of these tests.
+func owns(name string) bool { return strings.HasPrefix(name, "r-") }
+
+// TestFolderRefusesWhatOthersReach: a folder given as a symbolic link (even
+// to a private folder of the user's), one open to group or others, and a
+// file are refused, nothing written; a missing folder is made mode 0700.
+// Sabotage: skipping the mode check writes into the 0777 folder.
+func TestFolderRefusesWhatOthersReach(t *testing.T) {
+	base := t.TempDir()
+	mine := filepath.Join(base, "mine")
+	if err := os.Mkdir(mine, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link")
+	os.Symlink(mine, link)
+	for _, mode := range []os.FileMode{0o777, 0o750, 0o701, 0o1777} {
+		open := filepath.Join(base, "open"+mode.String())
+		os.Mkdir(open, 0o700)
+		os.Chmod(open, mode)
+		if _, err := (Folder{Dir: open, MaxBytes: 100, Owns: owns}).Write("r-", ".txt", []byte("x")); !errors.Is(err, ErrNotPrivate) {
+			t.Errorf("folder of mode %v: %v, want ErrNotPrivate", mode, err)
+		}
+		if entries, _ := os.ReadDir(open); len(entries) != 0 {
+			t.Errorf("folder of mode %v: written to", mode)
+		}
+	}
+	if _, err := (Folder{Dir: link, MaxBytes: 100, Owns: owns}).Write("r-", ".txt", []byte("x")); !errors.Is(err, ErrNotPrivate) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("symlinked folder: %v, want a refusal naming the link", err)
+	}
+	file := filepath.Join(base, "file")
+	os.WriteFile(file, []byte("mine"), 0o600)
+	if _, err := (Folder{Dir: file, MaxBytes: 100, Owns: owns}).Write("r-", ".txt", []byte("x")); err == nil {
+		t.Error("a file taken as the folder")
+	}
+	fresh := filepath.Join(base, "a", "b")
+	p, err := (Folder{Dir: fresh, MaxBytes: 100, Owns: owns}).Write("r-", ".txt", []byte("data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(fresh)
+	pfi, _ := os.Stat(p)
+	if got, _ := os.ReadFile(p); string(got) != "data" || fi.Mode().Perm() != 0o700 || pfi.Mode().Perm() != 0o600 || filepath.Dir(p) != fresh {
+		t.Errorf("new folder mode %v, file %s mode %v holding %q", fi.Mode().Perm(), p, pfi.Mode().Perm(), got)
+	}
+}
+
+// nobody is the uid and gid of the other local user of the takeover tests.
+const nobody = 65534
+
+// asNobody runs a shell command as uid 65534 and returns its error.
+func asNobody(t *testing.T, script string) error {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Logf("as uid %d: %s: %v %s", nobody, script, err, out)
+	}
+	return err
+}
+
+// TestFolderTakeoverByAnotherUser: in a shared sticky temporary folder,
+// another user (uid 65534, a real process) who creates the spill folder
+// first (mode 0777), or a symbolic link to a folder of theirs, gets it
+// refused: nothing is written where they can read or replace it; in the
+// user's own private folder they can neither replace nor remove a spilled
+// file. Runs as root (CI does); skipped otherwise, except under CI.
+// Sabotage: dropping the owner check writes into the other user's folder.
+func TestFolderTakeoverByAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs as root; this test needs root to act as a second user")
+		}
+		t.Skip("needs root to run a process as a second user (uid 65534)")
+	}
+	shared, err := os.MkdirTemp("", "spill-shared-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shared) })
+	if err := os.Chmod(shared, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	if err := asNobody(t, "test -w "+shared); err != nil {
+		t.Fatalf("uid %d cannot write to %s (a shared temporary folder): %v", nobody, shared, err)
+	}
+
+	taken := filepath.Join(shared, "mcpbound-results")
+	if err := asNobody(t, "mkdir -m 0777 "+taken); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Folder{Dir: taken, MaxBytes: 1 << 20, Owns: owns}.Write("r-", ".txt", []byte("secret"))
+	if !errors.Is(err, ErrNotPrivate) || !strings.Contains(err.Error(), "owned by uid 65534") {
+		t.Errorf("folder created by uid %d: %v, want a refusal naming the owner", nobody, err)
+	}
+	// A private folder of theirs: only the owner check keeps root out.
+	closed := filepath.Join(shared, "closed")
+	if err := asNobody(t, "mkdir -m 0700 "+closed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Folder{Dir: closed, MaxBytes: 1 << 20, Owns: owns}).Write("r-", ".txt", []byte("secret")); !errors.Is(err, ErrNotPrivate) {
+		t.Errorf("private folder of uid %d: %v, want a refusal", nobody, err)
+	}
+	theirs := filepath.Join(shared, "theirs")
+	linked := filepath.Join(shared, "linked")
+	if err := asNobody(t, "mkdir -m 0700 "+theirs+" && ln -s "+theirs+" "+linked); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Folder{Dir: linked, MaxBytes: 1 << 20, Owns: owns}).Write("r-", ".txt", []byte("secret")); !errors.Is(err, ErrNotPrivate) {
+		t.Errorf("symbolic link made by uid %d: %v, want a refusal", nobody, err)
+	}
+	os.Chmod(theirs, 0o700) // root may look: nothing of ours is there
+	if entries, _ := os.ReadDir(theirs); len(entries) != 0 {
+		t.Errorf("written through the other user's link: %v", entries)
+	}
+	if entries, _ := os.ReadDir(closed); len(entries) != 0 {
+		t.Errorf("written into the other user's private folder: %v", entries)
+	}
+	if entries, _ := os.ReadDir(taken); len(entries) != 0 {
+		t.Errorf("written into the other user's folder: %v", entries)
+	}
+
+	ours := filepath.Join(shared, "ours")
+	p, err := Folder{Dir: ours, MaxBytes: 1 << 20, Owns: owns}.Write("r-", ".txt", []byte("the result"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asNobody(t, "echo forged > "+p) == nil || asNobody(t, "rm -f "+p) == nil || asNobody(t, "echo forged > "+ours+"/r-1.txt") == nil {
+		t.Errorf("uid %d wrote into the private folder", nobody)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "the result" {
+		t.Errorf("the spilled file now holds %q", got)
+	}
+}
