@@ -13,6 +13,7 @@ import (
 
 	"github.com/boundhttp/boundhttp/decoding"
 	"github.com/boundhttp/boundhttp/internal/chunk"
+	"github.com/boundhttp/boundhttp/internal/peertext"
 	"github.com/boundhttp/boundhttp/limits"
 	"github.com/boundhttp/boundhttp/schema"
 )
@@ -299,7 +300,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	codings := decoding.ParseContentEncoding(ce)
 	for _, c := range codings {
 		if !slices.Contains(m.codings, c) {
-			m.reject(w, r, &limits.Error{Stage: limits.StageEncoding, Encoding: limits.Echo(c)})
+			m.reject(w, r, &limits.Error{Stage: limits.StageEncoding, Encoding: peertext.Cut(c)})
 			return
 		}
 	}
@@ -409,11 +410,10 @@ func auditTools(c MiddlewareConfig) {
 
 func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Error) {
 	if m.cfg.Logger != nil {
-		b := echoed(e)
 		m.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "boundhttp: request body rejected",
 			slog.String("stage", string(e.Stage)), slog.Int64("limit", e.Limit),
-			slog.Int64("observed", e.Observed), slog.String("encoding", b.Encoding),
-			slog.String("field", limits.Echo(e.Field)), slog.String("pointer", b.Pointer),
+			slog.Int64("observed", e.Observed), slog.String("encoding", limits.Echo(e.Encoding)),
+			slog.String("field", limits.Echo(e.Field)), slog.String("pointer", limits.EchoPointer(e.Pointer)),
 			slog.String("method", limits.Echo(r.Method)), slog.String("route", route(r)))
 	}
 	if e.Stage == limits.StageEncoding {

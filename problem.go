@@ -62,51 +62,23 @@ type Problem struct {
 // or keys held.
 func ProblemFor(e *limits.Error) Problem {
 	status := StatusFor(e.Stage)
-	b := echoed(e)
 	return Problem{
 		Type:     "urn:boundhttp:problem:" + string(e.Stage),
 		Title:    http.StatusText(status),
 		Status:   status,
-		Detail:   cutText(b.Error(), maxDetail),
+		Detail:   cutText(e.Error(), maxDetail),
 		Stage:    string(e.Stage),
 		Limit:    e.Limit,
 		Observed: e.Observed,
 		Declared: e.Declared,
-		Encoding: b.Encoding,
-		Field:    e.Field,
-		Pointer:  b.Pointer,
+		Encoding: limits.Echo(e.Encoding),
+		Field:    limits.Echo(e.Field),
+		Pointer:  limits.EchoPointer(e.Pointer),
 	}
 }
 
 // maxDetail bounds a problem's Detail, whatever an underlying error says.
 const maxDetail = 1024
-
-// echoed returns a copy of e whose Encoding and Pointer are in their bounded
-// forms, for text. A string already in that form (short, printable ASCII) is
-// kept, so that a coding bounded where it was recorded is not escaped twice.
-func echoed(e *limits.Error) *limits.Error {
-	c := *e
-	if !plainText(c.Encoding, 4*limits.MaxEcho+24) {
-		c.Encoding = limits.Echo(c.Encoding)
-	}
-	if !plainText(c.Pointer, 512) {
-		c.Pointer = limits.EchoPointer(c.Pointer)
-	}
-	return &c
-}
-
-// plainText reports whether s is at most max bytes of printable ASCII.
-func plainText(s string, max int) bool {
-	if len(s) > max {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
 
 // cutText returns s cut to at most max bytes, marked, as valid UTF-8.
 func cutText(s string, max int) string {

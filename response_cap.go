@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/boundhttp/boundhttp/internal/sat"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -247,7 +248,7 @@ func (c *capWriter) Write(p []byte) (int, error) {
 	}
 	if int64(len(p)) > c.limit-c.written {
 		return 0, c.breach(&limits.Error{Stage: limits.StageResponse, Limit: c.limit,
-			Observed: satAdd(c.written, int64(len(p)))})
+			Observed: sat.Add(c.written, int64(len(p)))})
 	}
 	if c.state == capHolding {
 		// A declared length within the cap bounds the body by itself
@@ -270,14 +271,6 @@ func (c *capWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.written += int64(n)
 	return n, err
-}
-
-// satAdd returns a+b for b >= 0, saturating at math.MaxInt64.
-func satAdd(a, b int64) int64 {
-	if s := a + b; s >= a {
-		return s
-	}
-	return 1<<63 - 1
 }
 
 // commit hands the held status and bytes to the underlying writer, unless
@@ -381,7 +374,7 @@ func (c *capWriter) ReadFrom(src io.Reader) (int64, error) {
 		}
 		return total, err
 	}
-	return total, c.breach(&limits.Error{Stage: limits.StageResponse, Limit: c.limit, Observed: satAdd(c.written, 1)})
+	return total, c.breach(&limits.Error{Stage: limits.StageResponse, Limit: c.limit, Observed: sat.Add(c.written, 1)})
 }
 
 // writerOnly hides ReadFrom from io.Copy.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/boundhttp/boundhttp/decoding"
+	"github.com/boundhttp/boundhttp/internal/peertext"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -290,8 +291,7 @@ func (t *Transport) open(ctx context.Context, resp *http.Response, b limits.Budg
 	if resp.StatusCode == http.StatusPartialContent && coded {
 		// Encoding is the first coding, cut as limits.Error documents: the
 		// header is the peer's and may be megabytes long.
-		first := codings[0][:min(len(codings[0]), limits.MaxEcho)]
-		return fail(&limits.Error{Stage: limits.StageEncoding, Encoding: first, Err: errPartialCoded})
+		return fail(&limits.Error{Stage: limits.StageEncoding, Encoding: peertext.Cut(codings[0]), Err: errPartialCoded})
 	}
 	body, err := newBodyReader(resp.Body, ce, b, t.decodeOptions(), cell, cancel, true)
 	if err != nil {

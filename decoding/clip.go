@@ -1,10 +1,6 @@
 package decoding
 
-import (
-	"math"
-
-	"github.com/boundhttp/boundhttp/limits"
-)
+import "math"
 
 // clip returns p cut to at most left+1 bytes: the bytes that remain under a
 // limit plus the one byte that detects a breach. left >= -1. It never
@@ -25,13 +21,4 @@ func ratioLimit(r float64) int64 {
 		return math.MaxInt64
 	}
 	return int64(r)
-}
-
-// cutEcho returns s cut to [limits.MaxEcho] bytes, for a peer-chosen string
-// kept in an error field.
-func cutEcho(s string) string {
-	if len(s) > limits.MaxEcho {
-		return s[:limits.MaxEcho]
-	}
-	return s
 }

@@ -3,9 +3,10 @@ package decoding
 import (
 	"errors"
 	"io"
-	"math"
 	"time"
 
+	"github.com/boundhttp/boundhttp/internal/peertext"
+	"github.com/boundhttp/boundhttp/internal/sat"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -73,11 +74,11 @@ func NewReader(r io.Reader, contentEncoding string, b limits.Budget, opts ...Opt
 	if len(codings) > b.MaxLayers {
 		// Name the first coding beyond the limit, never the whole header.
 		return nil, &limits.Error{Stage: limits.StageLayers, Limit: int64(b.MaxLayers),
-			Observed: int64(len(codings)), Declared: true, Encoding: cutEcho(codings[b.MaxLayers])}
+			Observed: int64(len(codings)), Declared: true, Encoding: peertext.Cut(codings[b.MaxLayers])}
 	}
 	for _, c := range codings {
 		if !IsSupported(c) {
-			return nil, &limits.Error{Stage: limits.StageEncoding, Encoding: cutEcho(c)}
+			return nil, &limits.Error{Stage: limits.StageEncoding, Encoding: peertext.Cut(c)}
 		}
 	}
 	d := &Reader{b: b, cfg: cfg, src: r}
@@ -133,7 +134,7 @@ func (d *Reader) Read(p []byte) (int, error) {
 		if c := countRunes(p[:n]); c > d.b.MaxDecodedRunes-d.runes {
 			d.runes = d.b.MaxDecodedRunes
 			d.fail(&limits.Error{Stage: limits.StageRunes, Limit: d.b.MaxDecodedRunes,
-				Observed: addSat(d.runes, 1), Encoding: d.top.name})
+				Observed: sat.Add(d.runes, 1), Encoding: d.top.name})
 			err, n = d.fault, 0
 		} else {
 			d.runes += c
@@ -365,14 +366,6 @@ func (l *layer) fail(err error) error {
 // MaxDecodedRunes: enough that a run of continuation bytes (no characters)
 // near the cap costs one Read per piece, not one per byte.
 const runePiece = 4 << 10
-
-// addSat returns a+b, saturated at math.MaxInt64; a, b >= 0.
-func addSat(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
 
 // countRunes counts the UTF-8 sequence starts in p: the bytes that are not
 // continuation bytes.

@@ -68,8 +68,9 @@ type Error struct {
 	Declared bool
 	// Encoding is the content-coding involved, if any ("gzip", "br", ...).
 	// For StageLayers and StageEncoding it is the first coding that failed,
-	// as the peer wrote it but cut to [MaxEcho] bytes; Error writes it
-	// through [Echo].
+	// as the peer wrote it (raw, not escaped) but cut to [MaxEcho] bytes at
+	// a rune boundary; every text made from an Error writes it through
+	// [Echo] (see MaxEcho).
 	Encoding string
 	// Field names the limit that tripped where a stage has several: for
 	// StageJSON "MaxDepth", "MaxArrayLen", "MaxStringLen" or
@@ -129,7 +130,7 @@ func (e *Error) Error() string {
 	default:
 		b = append(b, " limit exceeded: "...)
 		if e.Field != "" {
-			b = append(b, e.Field...)
+			b = append(b, Echo(e.Field)...)
 			b = append(b, ": "...)
 		}
 		if e.Declared {

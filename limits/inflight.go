@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/boundhttp/boundhttp/internal/sat"
 )
 
 // StageInFlight is the stage of a body refused because the process-wide
@@ -230,15 +232,7 @@ func (h *Hold) Release() {
 }
 
 func (h *Hold) busy(n int64, cause error) *Error {
-	return &Error{Stage: StageInFlight, Limit: h.f.cap, Observed: satAdd(h.held, n), Err: cause}
-}
-
-// satAdd returns a+b for non-negative a and b, saturating at MaxInt64.
-func satAdd(a, b int64) int64 {
-	if s := a + b; s >= a {
-		return s
-	}
-	return 1<<63 - 1
+	return &Error{Stage: StageInFlight, Limit: h.f.cap, Observed: sat.Add(h.held, n), Err: cause}
 }
 
 // busyText is the Error text of a body that would fit the InFlight budget
@@ -249,11 +243,7 @@ func (e *Error) busyText() string {
 	b = append(b, " of limit "...)
 	b = strconv.AppendInt(b, e.Limit, 10)
 	b = append(b, " bytes"...)
-	if e.Encoding != "" {
-		b = append(b, " ("...)
-		b = append(b, e.Encoding...)
-		b = append(b, ')')
-	}
+	b = appendEncoding(b, e.Encoding)
 	if e.Err != nil {
 		b = append(b, ": "...)
 		b = append(b, e.Err.Error()...)
