@@ -2,27 +2,17 @@ package mcpbound
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boundhttp/boundhttp/internal/testenc"
 )
 
-// mixed returns a text of n characters (code points) in which one, two,
-// three and four-byte UTF-8 sequences alternate, so that a cut inside a
-// sequence would show.
-func mixed(n int) string {
-	alphabet := []rune("aé€😀 b\nç日")
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		b.WriteRune(alphabet[i%len(alphabet)])
-	}
-	return b.String()
-}
+// mixed returns a text of n characters of one- to four-byte UTF-8.
+var mixed = testenc.MixedText
 
 var markerRE = regexp.MustCompile(`\[truncated: showing (\d+) of (\d+) characters`)
 
@@ -77,13 +67,5 @@ func onlyText(t *testing.T, r *mcp.CallToolResult) string {
 	return texts[0]
 }
 
-// privateDir returns a new folder of mode 0700, as a spill folder must be
-// (t.TempDir's are open to others to read).
-func privateDir(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "spill")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// privateDir returns a new folder private to the user.
+var privateDir = testenc.PrivateDir

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/internal/testenc"
 )
 
 // spillServer answers /text/N with N two-byte characters, /ascii/N with N
@@ -317,13 +318,5 @@ func TestSpillDirKinds(t *testing.T) {
 	}
 }
 
-// privateDir returns a new folder of mode 0700, as a spill folder must be
-// (t.TempDir's are open to others to read).
-func privateDir(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "spill")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// privateDir returns a new folder private to the user.
+var privateDir = testenc.PrivateDir
