@@ -115,9 +115,12 @@ func noteRoom(total int) int {
 	return max(chars(pageNote(strings.Repeat("0", 32), n-1, n)), chars(pageNote(strings.Repeat("0", 32), n-2, n)))
 }
 
-// notFound is the JSON-RPC resource-not-found error (mcp.CodeResourceNotFound)
-// with a message that says why.
+// notFound is the JSON-RPC resource-not-found error with a message that says
+// why: code -32602 (invalid params), the code the MCP specification gives a
+// resource that does not exist, with the URI in its data as {"uri": ...}. The
+// code is the constant, not the SDK's deprecated variable, so the SDK's
+// MCPGODEBUG switch back to -32002 does not change what this server answers.
 func notFound(uri, why string) error {
 	data, _ := json.Marshal(map[string]string{"uri": uri})
-	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found: " + why, Data: data}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found: " + why, Data: data}
 }
