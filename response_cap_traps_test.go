@@ -291,7 +291,7 @@ func TestResponseCapPathsThatHold(t *testing.T) {
 			w.(io.ReaderFrom).ReadFrom(struct{ io.Reader }{bytes.NewReader(text(n))})
 			return
 		}
-		io.WriteString(w, string(text(n)))
+		w.Write(text(n))
 	}
 	small := trapServer(t, 100, h, &logRecorder{})
 	huge := trapServer(t, math.MaxInt64, h, &logRecorder{})

@@ -29,7 +29,7 @@ func TestFetch(t *testing.T) {
 		w.Header().Set("Content-Encoding", "gzip")
 		w.Write(bomb.Bytes())
 	})
-	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "gone", 410) })
+	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "gone", http.StatusGone) })
 	s := httptest.NewServer(mux)
 	defer s.Close()
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
