@@ -9,7 +9,8 @@
 // with the same stages, errors and boundary: exactly N bytes pass, N+1 fail.
 // With [MiddlewareConfig].MaxResponseBytes it also caps what handlers write
 // (stage [limits.StageResponse]): a 500 before anything was sent, an aborted
-// response after, never a cut that looks complete.
+// response after, never a cut that looks complete; [ResponseCap] is that cap
+// on its own, without a request-body budget.
 //
 // Rejections are [*limits.Error] values carrying the stage, the limit, the
 // observed bytes and the coding; they never carry body content. On the

@@ -146,36 +146,16 @@ type MiddlewareConfig struct {
 	// with [schema.AuditTool] and [schema.ToolReport.Check].
 	ToolSchemas map[string]json.RawMessage
 
-	// MaxResponseBytes is the most response body bytes a handler may write,
-	// counted as the handler writes them (before any response compression
-	// further out). Zero means no response cap, and the handler's writer is
-	// not wrapped at all; negative is a configuration error. It is off by
-	// default because it bounds the server's own output, whose right size
-	// depends on the route (a download against a JSON answer), and a wrong
-	// default would turn working handlers into 500s and aborted responses.
-	//
-	// The middleware holds the status and the first body bytes until the
-	// handler flushes or has written more than 4096 bytes (what net/http
-	// itself buffers before anything reaches the connection): until then
-	// nothing was sent. A write that would pass the cap while nothing was
-	// sent is refused whole and the client gets 500 from Reject (stage
-	// [limits.StageResponse]) instead of the handler's headers and bytes; a
-	// Content-Length above the cap is refused so when the status is written.
-	// Once something was sent, a write over the cap is not made, and when
-	// the handler returns the response is aborted with [http.ErrAbortHandler]
-	// (HTTP/1.1 loses its last chunk or declared length, HTTP/2 gets
-	// RST_STREAM; a body that ends with the connection, on HTTP/1.0 or
-	// with Transfer-Encoding: identity, ends with a TCP reset) and logged, to Logger or slog.Default, so that it cannot
-	// look complete. Either way the write that passed the cap and every later
-	// one return a [*limits.Error] of stage response (errors.Is
-	// [limits.ErrTooLarge]).
-	//
-	// The handler's writer is an [http.Flusher] and an [http.Hijacker] when
-	// the underlying writer is, an [io.ReaderFrom] whose bytes are counted,
-	// and unwraps for [http.ResponseController]. Not covered: the bytes of a
-	// hijacked connection, 1xx informational responses, and [http.Pusher]
-	// (not kept). Like any ResponseWriter it is not safe for concurrent use,
-	// and must not be used after the handler returns.
+	// MaxResponseBytes is the most response body bytes a handler may write:
+	// the cap of [ResponseCapConfig.MaxBytes] (see there for what it holds,
+	// refuses, aborts and does not cover), installed inside the request
+	// body's checks, with Reject and Logger as its own. Zero means no
+	// response cap, and the handler's writer is not wrapped for it;
+	// negative is a configuration error. It is off by default because it
+	// bounds the server's own output, whose right size depends on the route
+	// (a download against a JSON answer), and a wrong default would turn
+	// working handlers into 500s and aborted responses. For a response cap
+	// without a request-body budget, use [ResponseCap].
 	MaxResponseBytes int64
 
 	// InFlight, if set, is the process-wide budget every request body is
@@ -248,7 +228,7 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 	}
 	return func(next http.Handler) http.Handler {
 		if c.MaxResponseBytes > 0 {
-			next = m.capResponses(next)
+			next = newResponseCap(ResponseCapConfig{MaxBytes: c.MaxResponseBytes, Reject: c.Reject, Logger: c.Logger}).wrap(next)
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.serve(next, w, r) })
 	}, nil

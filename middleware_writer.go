@@ -8,14 +8,186 @@ import (
 	"net/http"
 )
 
-// trackingWriter records whether the handler wrote, so that the middleware
-// answers a streaming breach only on a clean response. The handler never
-// sees it bare: [trackWrites] wraps it in a type with exactly the optional
-// interfaces of the writer underneath.
+// The ResponseWriters the Middleware hands a handler are one family: a
+// writerCore decides what each write path does (count, hold, record that
+// the handler wrote), and [wrapWriter] presents it with exactly the optional
+// interfaces of the writer it wraps, as chi's middleware.WrapResponseWriter
+// does for every chi middleware. A handler that asks w.(http.Flusher),
+// w.(http.Hijacker), w.(io.ReaderFrom) or w.(http.Pusher) gets the true
+// answer of the server's writer underneath (an event stream checks Flusher
+// to decide whether it can stream; io.Copy uses ReaderFrom for sendfile; a
+// hijack on HTTP/2 must be refused before it is tried), and
+// [http.ResponseController] reaches that writer through Unwrap.
+//
+// Two cores exist: trackingWriter (streaming mode: did the handler write?)
+// and capWriter (the response cap: count, hold, refuse). They stack: with
+// both, the handler writes to the cap, the cap to the tracker, the tracker
+// to the server's writer, and each layer keeps the interfaces of the next.
+
+// writerCore is one member of the family: a ResponseWriter with the
+// behaviour of each optional path, reached by wrapWriter's adapters only
+// when the underlying writer (Unwrap) has that path.
+type writerCore interface {
+	http.ResponseWriter
+	io.StringWriter
+	// Unwrap returns the writer underneath, for http.ResponseController
+	// and for wrapWriter's choice of interfaces.
+	Unwrap() http.ResponseWriter
+	// FlushError flushes as http.ResponseController does. Every member has
+	// it, not only one over a Flusher: the controller calls it before it
+	// unwraps, so a flush always passes through the core.
+	FlushError() error
+	readFrom(src io.Reader) (int64, error)
+	hijack() (net.Conn, *bufio.ReadWriter, error)
+	push(target string, opts *http.PushOptions) error
+}
+
+// The adapters that give a core one optional interface each.
+type (
+	flusher    struct{ c writerCore }
+	hijacker   struct{ c writerCore }
+	readerFrom struct{ c writerCore }
+	pusher     struct{ c writerCore }
+)
+
+func (f flusher) Flush() { f.c.FlushError() }
+
+func (h hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) { return h.c.hijack() }
+
+func (r readerFrom) ReadFrom(src io.Reader) (int64, error) { return r.c.readFrom(src) }
+
+func (p pusher) Push(target string, opts *http.PushOptions) error { return p.c.push(target, opts) }
+
+// wrapWriter returns c as the handler's writer: c itself, or c with exactly
+// those of Flusher, Hijacker, ReaderFrom and Pusher that c.Unwrap() has.
+func wrapWriter(c writerCore) http.ResponseWriter {
+	w := c.Unwrap()
+	var set int
+	for i, ok := range [...]bool{
+		implements[http.Flusher](w),
+		implements[http.Hijacker](w),
+		implements[io.ReaderFrom](w),
+		implements[http.Pusher](w),
+	} {
+		if ok {
+			set |= 1 << i
+		}
+	}
+	f, h, r, p := flusher{c}, hijacker{c}, readerFrom{c}, pusher{c}
+	switch set {
+	case 0:
+		return c
+	case 1:
+		return struct {
+			writerCore
+			flusher
+		}{c, f}
+	case 2:
+		return struct {
+			writerCore
+			hijacker
+		}{c, h}
+	case 3:
+		return struct {
+			writerCore
+			flusher
+			hijacker
+		}{c, f, h}
+	case 4:
+		return struct {
+			writerCore
+			readerFrom
+		}{c, r}
+	case 5:
+		return struct {
+			writerCore
+			flusher
+			readerFrom
+		}{c, f, r}
+	case 6:
+		return struct {
+			writerCore
+			hijacker
+			readerFrom
+		}{c, h, r}
+	case 7:
+		return struct {
+			writerCore
+			flusher
+			hijacker
+			readerFrom
+		}{c, f, h, r}
+	case 8:
+		return struct {
+			writerCore
+			pusher
+		}{c, p}
+	case 9:
+		return struct {
+			writerCore
+			flusher
+			pusher
+		}{c, f, p}
+	case 10:
+		return struct {
+			writerCore
+			hijacker
+			pusher
+		}{c, h, p}
+	case 11:
+		return struct {
+			writerCore
+			flusher
+			hijacker
+			pusher
+		}{c, f, h, p}
+	case 12:
+		return struct {
+			writerCore
+			readerFrom
+			pusher
+		}{c, r, p}
+	case 13:
+		return struct {
+			writerCore
+			flusher
+			readerFrom
+			pusher
+		}{c, f, r, p}
+	case 14:
+		return struct {
+			writerCore
+			hijacker
+			readerFrom
+			pusher
+		}{c, h, r, p}
+	default:
+		return struct {
+			writerCore
+			flusher
+			hijacker
+			readerFrom
+			pusher
+		}{c, f, h, r, p}
+	}
+}
+
+// implements reports whether w has the methods of I.
+func implements[I any](w http.ResponseWriter) bool {
+	_, ok := w.(I)
+	return ok
+}
+
+// trackingWriter is the core that records whether the handler wrote, so
+// that the middleware answers a streaming breach only on a clean response.
+// The handler sees it through [trackWrites].
 type trackingWriter struct {
 	http.ResponseWriter
 	wrote bool
 }
+
+// trackWrites returns t as the handler's writer (see [wrapWriter]).
+func trackWrites(t *trackingWriter) http.ResponseWriter { return wrapWriter(t) }
 
 func (w *trackingWriter) WriteHeader(code int) {
 	if code >= 200 {
@@ -30,19 +202,15 @@ func (w *trackingWriter) Write(p []byte) (int, error) {
 }
 
 // WriteString writes s, through the underlying writer's WriteString if it
-// has one. Offering it when the underlying writer does not changes nothing:
-// io.WriteString would call Write.
+// has one.
 func (w *trackingWriter) WriteString(s string) (int, error) {
 	w.wrote = true
 	return io.WriteString(w.ResponseWriter, s)
 }
 
-// FlushError flushes as [http.ResponseController] does, and counts as
-// writing: the headers it sends start the answer. Every writer has it, not
-// only one that offers Flusher: the controller would otherwise reach the
-// server's writer through Unwrap (past a wrapper underneath that has only
-// Unwrap) and flush without this writer knowing. A writer that cannot
-// flush returns http.ErrNotSupported and has not written.
+// FlushError flushes, and counts as writing: the headers it sends start the
+// answer. A writer that cannot flush returns http.ErrNotSupported and has
+// not written.
 func (w *trackingWriter) FlushError() error {
 	err := http.NewResponseController(w.ResponseWriter).Flush()
 	if !errors.Is(err, http.ErrNotSupported) {
@@ -51,156 +219,20 @@ func (w *trackingWriter) FlushError() error {
 	return err
 }
 
-// Unwrap lets http.ResponseController reach the underlying writer.
+// Unwrap returns the underlying writer.
 func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// The optional interfaces, each offered only when the underlying writer has
-// it: a handler that asks w.(http.Flusher) or w.(http.Hijacker) must get
-// the true answer (an event stream checks Flusher to decide whether it can
-// stream; io.Copy uses ReaderFrom for sendfile).
-type (
-	flusher    struct{ t *trackingWriter }
-	hijacker   struct{ t *trackingWriter }
-	readerFrom struct{ t *trackingWriter }
-	pusher     struct{ t *trackingWriter }
-)
-
-func (f flusher) Flush() {
-	f.t.wrote = true
-	f.t.ResponseWriter.(http.Flusher).Flush()
+func (w *trackingWriter) readFrom(src io.Reader) (int64, error) {
+	w.wrote = true
+	return w.ResponseWriter.(io.ReaderFrom).ReadFrom(src)
 }
 
-// Hijack hands the connection to the handler, which then owns the answer.
-func (h hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	h.t.wrote = true
-	return h.t.ResponseWriter.(http.Hijacker).Hijack()
+// hijack hands the connection to the handler, which then owns the answer.
+func (w *trackingWriter) hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.wrote = true
+	return w.ResponseWriter.(http.Hijacker).Hijack()
 }
 
-func (r readerFrom) ReadFrom(src io.Reader) (int64, error) {
-	r.t.wrote = true
-	return r.t.ResponseWriter.(io.ReaderFrom).ReadFrom(src)
-}
-
-func (p pusher) Push(target string, opts *http.PushOptions) error {
-	return p.t.ResponseWriter.(http.Pusher).Push(target, opts)
-}
-
-// trackWrites returns t as the handler's writer: t itself, or t with
-// exactly those of Flusher, Hijacker, ReaderFrom and Pusher that the
-// underlying writer implements.
-func trackWrites(t *trackingWriter) http.ResponseWriter {
-	var set int
-	for i, ok := range [...]bool{
-		implements[http.Flusher](t.ResponseWriter),
-		implements[http.Hijacker](t.ResponseWriter),
-		implements[io.ReaderFrom](t.ResponseWriter),
-		implements[http.Pusher](t.ResponseWriter),
-	} {
-		if ok {
-			set |= 1 << i
-		}
-	}
-	switch set {
-	case 0:
-		return t
-	case 1: // flusher
-		return struct {
-			*trackingWriter
-			flusher
-		}{t, flusher{t}}
-	case 2: // hijacker
-		return struct {
-			*trackingWriter
-			hijacker
-		}{t, hijacker{t}}
-	case 3: // flusher hijacker
-		return struct {
-			*trackingWriter
-			flusher
-			hijacker
-		}{t, flusher{t}, hijacker{t}}
-	case 4: // readerFrom
-		return struct {
-			*trackingWriter
-			readerFrom
-		}{t, readerFrom{t}}
-	case 5: // flusher readerFrom
-		return struct {
-			*trackingWriter
-			flusher
-			readerFrom
-		}{t, flusher{t}, readerFrom{t}}
-	case 6: // hijacker readerFrom
-		return struct {
-			*trackingWriter
-			hijacker
-			readerFrom
-		}{t, hijacker{t}, readerFrom{t}}
-	case 7: // flusher hijacker readerFrom
-		return struct {
-			*trackingWriter
-			flusher
-			hijacker
-			readerFrom
-		}{t, flusher{t}, hijacker{t}, readerFrom{t}}
-	case 8: // pusher
-		return struct {
-			*trackingWriter
-			pusher
-		}{t, pusher{t}}
-	case 9: // flusher pusher
-		return struct {
-			*trackingWriter
-			flusher
-			pusher
-		}{t, flusher{t}, pusher{t}}
-	case 10: // hijacker pusher
-		return struct {
-			*trackingWriter
-			hijacker
-			pusher
-		}{t, hijacker{t}, pusher{t}}
-	case 11: // flusher hijacker pusher
-		return struct {
-			*trackingWriter
-			flusher
-			hijacker
-			pusher
-		}{t, flusher{t}, hijacker{t}, pusher{t}}
-	case 12: // readerFrom pusher
-		return struct {
-			*trackingWriter
-			readerFrom
-			pusher
-		}{t, readerFrom{t}, pusher{t}}
-	case 13: // flusher readerFrom pusher
-		return struct {
-			*trackingWriter
-			flusher
-			readerFrom
-			pusher
-		}{t, flusher{t}, readerFrom{t}, pusher{t}}
-	case 14: // hijacker readerFrom pusher
-		return struct {
-			*trackingWriter
-			hijacker
-			readerFrom
-			pusher
-		}{t, hijacker{t}, readerFrom{t}, pusher{t}}
-	case 15: // flusher hijacker readerFrom pusher
-		return struct {
-			*trackingWriter
-			flusher
-			hijacker
-			readerFrom
-			pusher
-		}{t, flusher{t}, hijacker{t}, readerFrom{t}, pusher{t}}
-	}
-	panic("unreachable")
-}
-
-// implements reports whether w has the methods of I.
-func implements[I any](w http.ResponseWriter) bool {
-	_, ok := w.(I)
-	return ok
+func (w *trackingWriter) push(target string, opts *http.PushOptions) error {
+	return w.ResponseWriter.(http.Pusher).Push(target, opts)
 }

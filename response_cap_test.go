@@ -66,7 +66,15 @@ func planHandler(plans []writePlan, errs chan<- []error) http.Handler {
 					defer f.Close()
 					src = f
 				}
-				_, err := w.(io.ReaderFrom).ReadFrom(src)
+				// Through ReadFrom where the writer has it (not on
+				// HTTP/2), else through Writes of what a ReadFrom
+				// reads at a time.
+				var err error
+				if rf, ok := w.(io.ReaderFrom); ok {
+					_, err = rf.ReadFrom(src)
+				} else {
+					_, err = io.CopyBuffer(w, src, make([]byte, 4096))
+				}
 				keep(err)
 			} else {
 				piece := p.piece
@@ -107,7 +115,17 @@ func planHandler(plans []writePlan, errs chan<- []error) http.Handler {
 // limit, over HTTP/1.1, or HTTP/2 with TLS.
 func cappedServer(t *testing.T, limit int64, h2 bool, plans []writePlan, log *slog.Logger) (*httptest.Server, chan []error) {
 	t.Helper()
+	return cappedServerBy(t, false, limit, h2, plans, log)
+}
+
+// cappedServerBy is cappedServer with the cap of the Middleware or, alone,
+// the cap of ResponseCap.
+func cappedServerBy(t *testing.T, alone bool, limit int64, h2 bool, plans []writePlan, log *slog.Logger) (*httptest.Server, chan []error) {
+	t.Helper()
 	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{MaxResponseBytes: limit, Logger: log})
+	if alone {
+		mw, err = boundhttp.NewResponseCap(boundhttp.ResponseCapConfig{MaxBytes: limit, Logger: log})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,6 +204,9 @@ func TestResponseCapBoundary(t *testing.T) {
 	for _, h2 := range []bool{false, true} {
 		for _, tt := range tests {
 			checkCapped(t, h2, tt)
+			if !testing.Short() || !h2 {
+				checkCappedBy(t, true, h2, tt) // the same cap, alone
+			}
 		}
 	}
 }
@@ -207,8 +228,15 @@ type capCase struct {
 // gets: never a clean end when aborted.
 func checkCapped(t *testing.T, h2 bool, tt capCase) {
 	t.Helper()
-	tt.name = map[bool]string{false: "HTTP/1.1 ", true: "HTTP/2 "}[h2] + tt.name
-	s, errs := cappedServer(t, tt.limit, h2, []writePlan{tt.plan}, slog.New(&logRecorder{}))
+	checkCappedBy(t, false, h2, tt)
+}
+
+// checkCappedBy is checkCapped with the cap of the Middleware or, alone,
+// the cap of ResponseCap.
+func checkCappedBy(t *testing.T, alone bool, h2 bool, tt capCase) {
+	t.Helper()
+	tt.name = map[bool]string{false: "HTTP/1.1 ", true: "HTTP/2 "}[h2] + map[bool]string{true: "ResponseCap "}[alone] + tt.name
+	s, errs := cappedServerBy(t, alone, tt.limit, h2, []writePlan{tt.plan}, slog.New(&logRecorder{}))
 	resp, err := s.Client().Get(s.URL + "/0")
 	if err == nil && h2 && resp.ProtoMajor != 2 {
 		t.Fatalf("%s: the client spoke %s", tt.name, resp.Proto)

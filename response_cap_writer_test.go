@@ -3,12 +3,13 @@ package boundhttp_test
 import (
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/limits"
@@ -40,40 +41,6 @@ func TestResponseCapConfig(t *testing.T) {
 		s.Close()
 		if got := typ != "*http.response"; got != tt.wrapped {
 			t.Errorf("MaxResponseBytes %d: the handler writes to %s; wrapped %v, want %v", tt.limit, typ, got, tt.wrapped)
-		}
-	}
-}
-
-// TestResponseCapWriterInterfaces: the capped writer has the optional
-// interfaces of the writer it wraps, and no others, and reaches the
-// connection through http.ResponseController.
-func TestResponseCapWriterInterfaces(t *testing.T) {
-	t.Parallel()
-	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{MaxResponseBytes: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	type seen struct{ flusher, hijacker, readerFrom, deadline bool }
-	var got seen
-	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, got.flusher = w.(http.Flusher)
-		_, got.hijacker = w.(http.Hijacker)
-		_, got.readerFrom = w.(io.ReaderFrom)
-		got.deadline = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Minute)) == nil
-	}))
-	for _, h2 := range []bool{false, true} {
-		s := httptest.NewUnstartedServer(h)
-		s.EnableHTTP2 = h2
-		s.StartTLS()
-		resp, err := s.Client().Get(s.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		s.Close()
-		want := seen{flusher: true, hijacker: !h2, readerFrom: true, deadline: true}
-		if got != want || (resp.ProtoMajor == 2) != h2 {
-			t.Errorf("%s: the capped writer has %+v, want %+v", resp.Proto, got, want)
 		}
 	}
 }
@@ -165,5 +132,75 @@ func TestResponseCapStreaming(t *testing.T) {
 		if err != nil || resp.StatusCode != tt.status || tt.stage != "" && problem(t, string(data)).Stage != tt.stage {
 			t.Errorf("streaming, %d-byte request, %d-byte response: %v %d %q; want %d %s", tt.body, tt.n, err, resp.StatusCode, data, tt.status, tt.stage)
 		}
+	}
+}
+
+// TestResponseCapAloneChargesNoRequest pins the trap of a response cap that
+// only comes with a request cap: ResponseCap leaves the request body alone
+// (a 5 MiB body, over the Middleware's 4 MiB default, reaches the handler
+// whole, its gzip coding undecoded and its header kept) and caps only
+// what the handler writes.
+func TestResponseCapAloneChargesNoRequest(t *testing.T) {
+	t.Parallel()
+	const size = 5 << 20
+	var got int
+	var coding string
+	capped, err := boundhttp.NewResponseCap(boundhttp.ResponseCapConfig{MaxBytes: 10, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(capped(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		if err != nil {
+			t.Errorf("request body: %v", err)
+		}
+		got, coding = int(n), r.Header.Get("Content-Encoding")
+		io.WriteString(w, r.URL.Query().Get("say"))
+	})))
+	defer s.Close()
+	for _, tt := range []struct {
+		say    string
+		status int
+	}{{"0123456789", 200}, {"0123456789+", 500}} {
+		req, _ := http.NewRequest("POST", s.URL+"?say="+tt.say, strings.NewReader(strings.Repeat("z", size)))
+		req.Header.Set("Content-Encoding", "gzip")
+		resp, err := s.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got != size || coding != "gzip" || resp.StatusCode != tt.status || tt.status == 200 && string(data) != tt.say {
+			t.Errorf("answer %q: handler read %d bytes with Content-Encoding %q; client got %d %.100q; want %d bytes, gzip, %d",
+				tt.say, got, coding, resp.StatusCode, data, size, tt.status)
+		}
+	}
+}
+
+// TestResponseCapAloneConfig: zero and negative are configuration errors
+// (ResponseCap panics, NewResponseCap returns the error); the largest cap
+// is accepted and bounds nothing a handler can write.
+func TestResponseCapAloneConfig(t *testing.T) {
+	t.Parallel()
+	for _, max := range []int64{0, -1, math.MinInt64} {
+		if _, err := boundhttp.NewResponseCap(boundhttp.ResponseCapConfig{MaxBytes: max}); err == nil {
+			t.Errorf("NewResponseCap(MaxBytes: %d) = nil error, want one", max)
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("ResponseCap(%d) did not panic", max)
+				}
+			}()
+			boundhttp.ResponseCap(max)
+		}()
+	}
+	h := boundhttp.ResponseCap(math.MaxInt64)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(w, strings.NewReader(strings.Repeat("m", 10000)))
+	}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	if w.Code != 200 || w.Body.Len() != 10000 {
+		t.Errorf("cap math.MaxInt64: %d, %d bytes; want 200, 10000", w.Code, w.Body.Len())
 	}
 }
