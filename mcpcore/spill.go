@@ -1,4 +1,4 @@
-package mcpbound
+package mcpcore
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ const (
 // private to this user (see internal/spill), after removing the oldest
 // earlier result files while the folder's result files and the new one
 // together would exceed MaxSpillBytes. It returns the file's absolute path.
-func (c *clientCaps) spill(tool, text string) (string, error) {
+func (c *Client) spill(tool, text string) (string, error) {
 	c.spillMu.Lock() // one spill at a time: the folder bound is a sum
 	defer c.spillMu.Unlock()
 	f := spill.Folder{Dir: c.SpillDir, MaxBytes: c.MaxSpillBytes, Owns: func(name string) bool {

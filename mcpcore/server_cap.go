@@ -1,4 +1,4 @@
-package mcpbound
+package mcpcore
 
 import (
 	"context"
@@ -6,42 +6,34 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/boundhttp/boundhttp/limits"
 )
-
-// serverCaps is the checked configuration of one ServerLimits middleware.
-type serverCaps struct {
-	max, tail int
-	store     ResultStore // nil for none
-}
 
 // typedNote begins the explanation of a cut result that had structured
 // content, which is sent with isError set (see ServerLimits).
 const typedNote = "the tool succeeded: this result is flagged isError only because its structured content was too large to send and cannot be sent in part; "
 
-// capResult returns r if its text fits, else its cut or linked form.
-func (c serverCaps) capResult(ctx context.Context, r *mcp.CallToolResult) *mcp.CallToolResult {
+// Cap returns nil if the text of r fits the limits, else how to rewrite r:
+// cut with the marker, or kept in the store and linked (see
+// [ServerLimits]). ctx bounds the store's Put.
+func (c *Server) Cap(ctx context.Context, r Result) *Replacement {
 	t := textOf(r)
 	if t.total() <= c.max {
-		return r
+		return nil
 	}
-	out := func(blocks ...mcp.Content) *mcp.CallToolResult {
-		o := withText(r, t, blocks...)
-		o.IsError = r.IsError || t.structured
-		return o
+	out := func(text string, link *Link) *Replacement {
+		return replace(t, text, link, r.IsError || t.structured)
 	}
 	if r.IsError {
-		return out(&mcp.TextContent{Text: c.cut(t, "", "the rest of this error message was cut by the server's result limit")})
+		return out(c.cut(t, "", "the rest of this error message was cut by the server's result limit"), nil)
 	}
 	typed := ""
 	if t.structured {
 		typed = typedNote
 	}
 	if c.store == nil {
-		return out(&mcp.TextContent{Text: c.cut(t, typed,
-			"the rest was not kept; call the tool again asking for less (a narrower query, a smaller limit, or one page at a time)")})
+		return out(c.cut(t, typed,
+			"the rest was not kept; call the tool again asking for less (a narrower query, a smaller limit, or one page at a time)"), nil)
 	}
 	mime := "text/plain; charset=utf-8"
 	if t.onlyJSON {
@@ -52,23 +44,23 @@ func (c serverCaps) capResult(ctx context.Context, r *mcp.CallToolResult) *mcp.C
 	err := c.store.Put(ctx, id, mime, pages)
 	switch {
 	case errors.Is(err, ErrResultTooLarge):
-		return out(&mcp.TextContent{Text: c.cut(t, typed,
-			"the full result was too large to keep; call the tool again asking for less (a narrower query, a smaller limit, or one page at a time)")})
+		return out(c.cut(t, typed,
+			"the full result was too large to keep; call the tool again asking for less (a narrower query, a smaller limit, or one page at a time)"), nil)
 	case err != nil:
-		return out(&mcp.TextContent{Text: c.cut(t, typed,
+		return out(c.cut(t, typed,
 			"the full result could not be kept ("+limits.EchoN(err.Error(), maxStoreError)+"); call the tool again, asking for less if you can",
-			"the full result could not be kept; call the tool again, asking for less if you can")})
+			"the full result could not be kept; call the tool again, asking for less if you can"), nil)
 	}
 	uri := ResultURIPrefix + id
 	size := int64(len(t.text))
 	n := strconv.Itoa(len(pages))
 	return out(
-		&mcp.TextContent{Text: c.cut(t, typed,
+		c.cut(t, typed,
 			fmt.Sprintf("the full result is the resource %s (%d characters, %d bytes, %s pages); read it with resources/read: "+
 				"each page but the last names the next page's URI in its text; it expires in %v",
 				uri, t.joined, size, n, c.store.TTL()),
-			"the full result is the resource "+uri+" ("+n+" pages); read it with resources/read, each page names the next")},
-		&mcp.ResourceLink{URI: uri, Name: "result-" + id[:8], MIMEType: mime, Size: &size,
+			"the full result is the resource "+uri+" ("+n+" pages); read it with resources/read, each page names the next"),
+		&Link{URI: uri, Name: "result-" + id[:8], MIMEType: mime, Size: size,
 			Description: fmt.Sprintf("full tool result, %d characters in %s pages", t.joined, n)})
 }
 
@@ -76,7 +68,7 @@ func (c serverCaps) capResult(ctx context.Context, r *mcp.CallToolResult) *mcp.C
 // the longest to the shortest, each after typed (typedNote or ""): the first
 // whose marker leaves room for the tail is taken (at a small cap a long one
 // would not fit), else the last, after a shorter typed note.
-func (c serverCaps) cut(t resultText, prefix string, hows ...string) string {
+func (c *Server) cut(t resultText, prefix string, hows ...string) string {
 	how := prefix + hows[len(hows)-1]
 	total := t.total()
 	for _, h := range hows {

@@ -1,25 +1,27 @@
-package mcpbound
+package mcpcore
 
 import (
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/boundhttp/boundhttp/limits"
 )
 
-// apply returns r within the limits, for tool of session s.
-func (c *clientCaps) apply(s mcp.Session, tool string, r *mcp.CallToolResult) *mcp.CallToolResult {
+// Apply returns nil if r, a result of tool in session (as given to
+// [Client.Learn]), is within the limits, else how to rewrite it: saved to
+// a file and named, cut with the marker, or an error trimmed to its ends
+// (see [ClientLimits]). It logs the warnings.
+func (c *Client) Apply(session any, tool string, r Result) *Replacement {
+	s := session
 	t := textOf(r)
 	total := t.total()
 	if r.IsError {
 		if total <= c.MaxErrorChars {
-			return r
+			return nil
 		}
 		h, l := errorEndChars, errorEndChars
 		how := fmt.Sprintf("the middle %d characters of this error were cut by the client; these are its first and last %d",
 			total-t.shown(h, l), errorEndChars)
-		return withText(r, t, &mcp.TextContent{Text: cutAt(t.measured, h, l, how)})
+		return replace(t, cutAt(t.measured, h, l, how), nil, r.IsError)
 	}
 	tokens := c.Tokens(t.text)
 	if tokens > c.WarnTokens {
@@ -29,11 +31,11 @@ func (c *clientCaps) apply(s mcp.Session, tool string, r *mcp.CallToolResult) *m
 		// As in Claude Code, a result with images is never saved to a file,
 		// and only the token ceiling applies to it.
 		if tokens <= c.MaxTokens {
-			return r
+			return nil
 		}
-		return withText(r, t, &mcp.TextContent{Text: c.fit(t.measured, t.joined, c.MaxTokens, fmt.Sprintf(
+		return replace(t, c.fit(t.measured, t.joined, c.MaxTokens, fmt.Sprintf(
 			"it is %d tokens (%s), over the limit of %d tokens; the result has images, so it was not saved to a file; ask the tool for less",
-			tokens, c.tokenKind(), c.MaxTokens))})
+			tokens, c.tokenKind(), c.MaxTokens)), nil, r.IsError)
 	}
 	ceiling, own := c.ceiling(s, tool)
 	var why string
@@ -43,7 +45,7 @@ func (c *clientCaps) apply(s mcp.Session, tool string, r *mcp.CallToolResult) *m
 	case !own && tokens > c.MaxTokens:
 		why = fmt.Sprintf("it is %d tokens (%s), over the limit of %d tokens", tokens, c.tokenKind(), c.MaxTokens)
 	default:
-		return r
+		return nil
 	}
 	maxTokens := c.MaxTokens
 	if own {
@@ -52,16 +54,16 @@ func (c *clientCaps) apply(s mcp.Session, tool string, r *mcp.CallToolResult) *m
 	path, err := c.spill(tool, t.text)
 	if err != nil {
 		c.Logger.Warn("mcpbound: tool result not saved", "tool", limits.Echo(tool), "error", err)
-		return withText(r, t, &mcp.TextContent{Text: c.fit(t.measured, ceiling, maxTokens,
-			"the result could not be saved to a file ("+limits.EchoN(err.Error(), maxStoreError)+"); ask the tool for less")})
+		return replace(t, c.fit(t.measured, ceiling, maxTokens,
+			"the result could not be saved to a file ("+limits.EchoN(err.Error(), maxStoreError)+"); ask the tool for less"), nil, r.IsError)
 	}
-	return withText(r, t, &mcp.TextContent{Text: fmt.Sprintf(
+	return replace(t, fmt.Sprintf(
 		"[saved: this tool result was saved to the file %s (%d characters, %d bytes) because %s; read the file in parts instead of asking for it whole]",
-		path, t.joined, len(t.text), why)})
+		path, t.joined, len(t.text), why), nil, r.IsError)
 }
 
 // tokenKind says how tokens are counted.
-func (c *clientCaps) tokenKind() string {
+func (c *Client) tokenKind() string {
 	if c.ClientLimits.Tokens == nil {
 		return "estimated at one per four characters"
 	}
@@ -72,7 +74,7 @@ func (c *clientCaps) tokenKind() string {
 // if the tokens demand it) and the longest head such that the whole has at
 // most maxChars characters and, if maxTokens > 0, at most maxTokens tokens.
 // Each search halves its range every step: at most 64 steps each.
-func (c *clientCaps) fit(m measured, maxChars, maxTokens int, how string) string {
+func (c *Client) fit(m measured, maxChars, maxTokens int, how string) string {
 	ok := func(n, l int) bool { return maxTokens <= 0 || c.Tokens(cutAt(m, n, l, how)) <= maxTokens }
 	l := min(c.TailChars, max(0, maxChars-MinClientChars))
 	if !ok(0, l) {

@@ -1,4 +1,4 @@
-package mcpbound
+package mcpcore
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package mcpbound
+package mcpcore
 
 import (
 	"bytes"
@@ -7,50 +7,40 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// resultText is what this package measures and cuts in a tools/call result:
-// the text of its text blocks and of its embedded text resources, in order,
-// joined by "\n", followed (after "\n") by the JSON serialization of its
-// structuredContent unless a text block already equals that serialization,
-// in which case the structured content is counted once, through that block.
-// Other content (images, audio, resource links, embedded binary resources)
-// is not text here: it passes unchanged and is bounded only by the HTTP
-// budget.
+// resultText is what the core measures and cuts in a tools/call result: the
+// text of its text items, in order, joined by "\n", followed (after "\n")
+// by the JSON serialization of its structured content unless a text item
+// already equals that serialization, in which case the structured content
+// is counted once, through that item. Other content (images, audio,
+// resource links, embedded binary resources) is not text here: it passes
+// unchanged and is bounded only by the HTTP budget.
 type resultText struct {
 	measured        // the joined text, and where the joins are
-	structured bool // the result had structuredContent
+	structured bool // the result had structured content
 	onlyJSON   bool // the text is the structured content's serialization alone
 	images     bool // the result has image content
-	rest       []mcp.Content
+	rest       []int
 }
 
 // textOf returns the measured text of r.
-func textOf(r *mcp.CallToolResult) resultText {
+func textOf(r Result) resultText {
 	var t resultText
 	var parts []string
-	for _, c := range r.Content {
-		switch c := c.(type) {
-		case *mcp.TextContent:
+	for i, c := range r.Content {
+		switch c.Kind {
+		case Text:
 			parts = append(parts, c.Text)
-		case *mcp.EmbeddedResource:
-			if c.Resource != nil && c.Resource.Text != "" {
-				parts = append(parts, c.Resource.Text)
-			} else {
-				t.rest = append(t.rest, c)
-			}
-		case *mcp.ImageContent:
+			continue
+		case Image:
 			t.images = true
-			t.rest = append(t.rest, c)
-		default:
-			t.rest = append(t.rest, c)
 		}
+		t.rest = append(t.rest, i)
 	}
-	if r.StructuredContent != nil {
+	if r.Structured != nil {
 		t.structured = true
-		if js, err := json.Marshal(r.StructuredContent); err == nil {
+		if js, err := json.Marshal(r.Structured); err == nil {
 			i := slices.Index(parts, string(js))
 			if i < 0 {
 				i = slices.IndexFunc(parts, func(p string) bool { return sameJSON(p, js) })
@@ -83,16 +73,6 @@ func wireText(s string) string {
 		b.WriteRune(r) // an invalid byte ranges as utf8.RuneError
 	}
 	return b.String()
-}
-
-// withText returns a copy of r whose text blocks and structured content are
-// replaced by blocks, followed by r's other content in its order. r itself
-// is not modified.
-func withText(r *mcp.CallToolResult, t resultText, blocks ...mcp.Content) *mcp.CallToolResult {
-	out := *r
-	out.StructuredContent = nil
-	out.Content = append(append(make([]mcp.Content, 0, len(blocks)+len(t.rest)), blocks...), t.rest...)
-	return &out
 }
 
 // sameJSON reports whether text is a JSON serialization of the same value as
