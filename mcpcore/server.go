@@ -69,7 +69,10 @@ type ServerLimits struct {
 	// TailChars, if positive, makes every cut keep the last TailChars
 	// characters of the text after the marker ("first K ... [marker] ...
 	// last L"), for tools whose output ends with what matters (logs, test
-	// runs); the head gets the rest of the room. Zero keeps the head alone;
+	// runs); the head gets the rest of the room. The tail is shorter only
+	// when the marker (which may name a link and explain isError) would not
+	// fit beside it: the block never passes MaxResultChars. Zero keeps the
+	// head alone;
 	// negative, or more than MaxResultChars - MinResultChars (the room of
 	// the marker), is a configuration error. A kept result's preview is
 	// cut the same way; its pages are not.

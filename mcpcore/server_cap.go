@@ -80,5 +80,9 @@ func (c *Server) cut(t resultText, prefix string, hows ...string) string {
 	if chars(endsMarker(total, total, total, how))+2+c.tail > c.max && prefix != "" {
 		how = "flagged isError only because it was cut; " + hows[len(hows)-1]
 	}
-	return cutToFit(t.measured, c.tail, c.max, how)
+	// The block never passes the cap: when even the shortest explanation
+	// leaves less room than TailChars (a typed result linked to a store,
+	// TailChars near its maximum), the tail gives way, not the cap.
+	l := min(c.tail, max(0, c.max-2-chars(endsMarker(total, total, total, how))))
+	return cutToFit(t.measured, l, c.max, how)
 }
