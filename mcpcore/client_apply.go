@@ -54,12 +54,29 @@ func (c *Client) Apply(session any, tool string, r Result) *Replacement {
 	path, err := c.spill(tool, t.text)
 	if err != nil {
 		c.Logger.Warn("mcpbound: tool result not saved", "tool", limits.Echo(tool), "error", err)
-		return replace(t, c.fit(t.measured, ceiling, maxTokens,
-			"the result could not be saved to a file ("+limits.EchoN(err.Error(), maxStoreError)+"); ask the tool for less"), nil, r.IsError)
+		return replace(t, c.fit(t.measured, ceiling, maxTokens, c.notSaved(err, total, ceiling)), nil, r.IsError)
 	}
 	return replace(t, fmt.Sprintf(
 		"[saved: this tool result was saved to the file %s (%d characters, %d bytes) because %s; read the file in parts instead of asking for it whole]",
 		path, t.joined, len(t.text), why), nil, r.IsError)
+}
+
+// notSaved explains a result that could not be saved, echoing err (the
+// file system's words, which may quote a path of any script) to at most
+// maxStoreError bytes, fewer when its escaped form would not leave the
+// marker room beside the tail within maxChars: each byte outside printable
+// ASCII is written as 4 characters, so 300 bytes of a path in another
+// script are 1,200 characters. The loop halves the bound: at most 10 steps.
+func (c *Client) notSaved(err error, total, maxChars int) string {
+	how := func(n int) string {
+		return "the result could not be saved to a file (" + limits.EchoN(err.Error(), n) + "); ask the tool for less"
+	}
+	l := min(c.TailChars, max(0, maxChars-MinClientChars))
+	n := maxStoreError
+	for n > 0 && chars(endsMarker(total, total, total, how(n)))+2+l > maxChars {
+		n /= 2
+	}
+	return how(n)
 }
 
 // tokenKind says how tokens are counted.
