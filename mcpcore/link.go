@@ -77,8 +77,11 @@ type ResultPage struct {
 // issued, evicted, expired, or a page out of range (the JSON-RPC error
 // -32602, invalid params, the MCP specification's resource-not-found, with
 // the URI in its data as {"uri": ...}); otherwise the store failed (the
-// internal error -32603). Message is the error's message, with the reason
-// bounded and escaped.
+// internal error -32603). URI is the URI the client asked for, as
+// [limits.EchoN] writes it to at most maxEchoURI (256) bytes: a link of
+// this package is under 80 printable bytes and stays as it is, and a URI
+// a peer made a megabyte long does not come back whole. Message is the
+// error's message, with the reason bounded and escaped.
 type ReadError struct {
 	URI      string
 	NotFound bool
@@ -100,7 +103,7 @@ func (s *Server) Read(ctx context.Context, uri string) (*ResultPage, error) {
 	case errors.Is(err, ErrUnknownResult) || errors.Is(err, ErrExpiredResult) || errors.Is(err, ErrNoSuchPage):
 		return nil, notFound(uri, limits.EchoN(err.Error(), maxStoreError)+"; call the tool again")
 	case err != nil:
-		return nil, &ReadError{URI: uri,
+		return nil, &ReadError{URI: limits.EchoN(uri, maxEchoURI),
 			Message: "the result store failed: " + limits.EchoN(err.Error(), maxStoreError) + "; try again later, or call the tool again"}
 	}
 	p := &ResultPage{URI: uri, MIMEType: mime, Data: text, Note: pageNote(id, k, pages), Page: k + 1, Pages: pages}
@@ -116,7 +119,8 @@ func (s *Server) Read(ctx context.Context, uri string) (*ResultPage, error) {
 // pages and at most maxChars characters in all, and fails rather than
 // return a prefix as the whole: a loop of links or a longer result is an
 // error. Both bounds must be positive. read returns a page's data items
-// and the next page's URI (empty on the last).
+// and the next page's URI (empty on the last); an error of read is
+// returned with its text bounded and escaped (errors.Is and As see it).
 func FollowLink(ctx context.Context, uri string, maxPages, maxChars int, read func(ctx context.Context, uri string) (data []string, next string, err error)) (string, error) {
 	if maxPages <= 0 || maxChars <= 0 {
 		return "", fmt.Errorf("mcpbound: ReadLink(%d pages, %d characters): bounds must be positive", maxPages, maxChars)
@@ -126,12 +130,12 @@ func FollowLink(ctx context.Context, uri string, maxPages, maxChars int, read fu
 	for page := 1; page <= maxPages; page++ {
 		data, next, err := read(ctx, uri)
 		if err != nil {
-			return "", err
+			return "", peerError{err}
 		}
 		for _, d := range data {
 			n += chars(d)
 			if n > maxChars {
-				return "", fmt.Errorf("mcpbound: resource %s: more than %d characters", uri, maxChars)
+				return "", fmt.Errorf("mcpbound: resource %s: more than %d characters", limits.EchoN(uri, maxEchoURI), maxChars)
 			}
 			b.WriteString(d)
 		}
@@ -146,6 +150,18 @@ func FollowLink(ctx context.Context, uri string, maxPages, maxChars int, read fu
 // maxStoreError bounds the characters of a store's error text that reach a
 // client.
 const maxStoreError = 300
+
+// peerError is an error whose text the other side chose (a JSON-RPC
+// error's message): its Error is bounded and escaped; errors.Is and As see
+// the error itself.
+type peerError struct{ err error }
+
+func (e peerError) Error() string { return limits.EchoN(e.err.Error(), maxStoreError) }
+func (e peerError) Unwrap() error { return e.err }
+
+// maxEchoURI bounds the bytes of a URI, chosen by the other side, that an
+// error echoes: a link of this package is under 80 bytes.
+const maxEchoURI = 256
 
 // pageNote is the navigation note of page k (0-based) of pages.
 func pageNote(id string, k, pages int) string {
@@ -170,5 +186,5 @@ func noteRoom(total int) int {
 
 // notFound is the resource-not-found error with a message that says why.
 func notFound(uri, why string) error {
-	return &ReadError{URI: uri, NotFound: true, Message: "Resource not found: " + why}
+	return &ReadError{URI: limits.EchoN(uri, maxEchoURI), NotFound: true, Message: "Resource not found: " + why}
 }
