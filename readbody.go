@@ -1,12 +1,8 @@
 package boundhttp
 
-import (
-	"io"
+import "io"
 
-	"github.com/boundhttp/boundhttp/internal/body"
-)
-
-// ReadBody reads r, a body, to its end and returns the bytes, as [io.ReadAll]
+// ReadBody reads body to its end and returns the bytes, as [io.ReadAll]
 // does. For a whole body that a [Transport] returned (resp.Body) or that
 // [Middleware] handed a handler (r.Body), it takes the verified bytes
 // without io.ReadAll's copies: a body held in one piece is handed over as
@@ -22,12 +18,12 @@ import (
 // because Client.Timeout is set) is read with io.ReadAll, with one
 // difference: on an error ReadBody returns no bytes, never the prefix read
 // before it (whole or nothing, as the Transport's whole-body mode). ReadBody
-// does not close r; the caller still does.
-func ReadBody(r io.Reader) ([]byte, error) {
-	if b, ok := r.(*body.Body); ok && b.Whole() {
-		return b.Take()
+// does not close body; the caller still does.
+func ReadBody(body io.Reader) ([]byte, error) {
+	if f, ok := body.(*fullBody); ok {
+		return f.take()
 	}
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(body)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,9 @@
 package boundhttp
 
 import (
+	"errors"
 	"net/http"
 
-	"github.com/boundhttp/boundhttp/internal/body"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -30,17 +30,27 @@ type ResponseError struct {
 
 func (e *ResponseError) Error() string { return e.Err.Error() }
 
+// Timeout reports whether the response was refused because a deadline
+// passed: Err, or an error it wraps, has a Timeout method that reports
+// true (a [*limits.Error] of [limits.StageTimeout] has). It lets code
+// written for net/http's timeouts, which asks a *url.Error and through it
+// its direct cause, recognise a body timeout.
+func (e *ResponseError) Timeout() bool {
+	var t interface{ Timeout() bool }
+	return errors.As(e.Err, &t) && t.Timeout()
+}
+
 // Unwrap returns Err.
 func (e *ResponseError) Unwrap() error { return e.Err }
 
 // refused returns the error that refuses resp because of err.
-func refused(resp *http.Response, c *body.Usage, err error) error {
+func refused(resp *http.Response, c *usageCell, err error) error {
 	e := &ResponseError{StatusCode: resp.StatusCode, Err: err}
 	if resp.Request != nil && resp.Request.URL != nil {
 		e.URL = resp.Request.URL.Redacted()
 	}
 	if c != nil {
-		e.Usage, _ = c.Get()
+		e.Usage, _ = c.get()
 	}
 	return e
 }

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/boundhttp/boundhttp/decoding"
-	"github.com/boundhttp/boundhttp/internal/body"
 	"github.com/boundhttp/boundhttp/internal/peertext"
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -77,14 +77,34 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // zstd) carries its own end marker and is verified whatever its framing,
 // unless DecodeOptions allow several gzip members or zstd frames: a cut
 // between two of them looks like the end too (see
-// [decoding.WithMaxMembers]), so such bodies count as unmarked.
+// [decoding.Reader.EndMarked]), so such bodies count as unmarked.
 //
-// Budget.Timeout runs from the moment the response headers arrive to the
-// verified end of the body (in streaming mode, to io.EOF), so a server that
-// stalls before the first body byte is cut off too; it covers neither
-// connecting nor waiting for the headers (use the request's context or
-// http.Client.Timeout for those). A body that reaches its end after the
-// deadline is rejected with [limits.StageTimeout].
+// Time is bounded by default. HeaderTimeout ([DefaultHeaderTimeout], 30 s)
+// runs from RoundTrip to the response headers. Budget.Timeout runs from the
+// moment the response headers arrive to the verified end of the body (in
+// streaming mode, to io.EOF), so a server that stalls before the first body
+// byte is cut off too; when it is zero, whole-body mode and redirect bodies
+// get [DefaultBodyTimeout] (60 s), and a streaming body has none (the
+// caller paces it; bound it with the request's context). A body that
+// reaches its end after the deadline is rejected with
+// [limits.StageTimeout]. Every deadline (HeaderTimeout, Budget.Timeout,
+// the request's context, http.Client.Timeout) ends RoundTrip, a Read in
+// progress and Close within about one second of passing, whatever the peer
+// does: net/http gets 500 ms to end the body; then the Transport closes
+// the body itself, and if that does not return within 500 ms (net/http's
+// HTTP/2 client holds the connection's write lock while it answers the
+// PINGs of a peer that stopped reading), the connection the request got,
+// as [httptrace.ClientTrace.GotConn] reports it. Time also bounds what the
+// budget does not count: HTTP/2 framing overhead (padding, empty DATA
+// frames) costs CPU and socket bytes only until the body's deadline.
+//
+// Memory outside the budget is bounded by the base transport of a nil Base
+// (see [NewBaseTransport]): response headers up to
+// [DefaultMaxResponseHeaderBytes] per response, and net/http's HTTP/2
+// buffers for bodies nobody reads yet (one waiting for room in InFlight)
+// up to [DefaultStreamWindow] per stream and [DefaultConnWindow] per
+// connection. None of these is charged to InFlight. A Base handed in has
+// only the bounds its builder set.
 //
 // Close may be called from another goroutine while a Read of the body is in
 // progress: it aborts that Read, which then fails, and the body's decoder
@@ -94,17 +114,27 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // A rejected body is closed without reading it further, so its connection is
 // not reused.
 //
-// The zero value is usable: the default budget, whole-body mode, and a
-// private clone of [http.DefaultTransport] with DisableCompression set. A
+// The zero value is usable: the default budget, whole-body mode, the
+// default timeouts, and a private base transport from [NewBaseTransport]. A
 // Transport is safe for concurrent use; its fields must not change after
 // first use.
 type Transport struct {
-	// Base carries the requests. Nil means a private clone of
-	// http.DefaultTransport with DisableCompression set; neither
+	// Base carries the requests. Nil means a private transport from
+	// [NewBaseTransport] (a clone of http.DefaultTransport with
+	// DisableCompression, header, HTTP/2 window and write bounds); neither
 	// http.DefaultTransport nor a Base handed in is modified. A Base must
 	// not decode bodies itself: the Transport always sets Accept-Encoding,
 	// which keeps http.Transport's transparent gzip off.
 	Base http.RoundTripper
+
+	// HeaderTimeout caps the time from RoundTrip to the response headers:
+	// connecting, TLS, sending the request (its body included) and any 1xx
+	// responses. When it passes, RoundTrip fails with an error that matches
+	// [ErrHeaderTimeout] and reports Timeout. Zero means
+	// [DefaultHeaderTimeout]; negative is invalid (RoundTrip fails). Raise
+	// it for uploads that take longer to send. It does not cover the body
+	// (see Budget.Timeout).
+	HeaderTimeout time.Duration
 
 	// Budget is charged by every response body, unless the request's
 	// context carries another one (see [WithBudget]).
@@ -129,10 +159,7 @@ type Transport struct {
 	AcceptEncoding string
 
 	// DecodeOptions are passed to the decoder of every body, for example
-	// decoding.WithMaxMembers. They are checked at first use: an invalid
-	// one fails every request, with the same error, before it is sent. A
-	// decoding.WithInFlight among them is the same as the InFlight field
-	// (both may name the same budget; two different budgets are an error).
+	// decoding.WithMaxMembers.
 	DecodeOptions []decoding.Option
 
 	// JSON, if set, holds the shape of every JSON response body
@@ -159,10 +186,6 @@ type Transport struct {
 
 	once sync.Once
 	base http.RoundTripper
-
-	cfgOnce sync.Once
-	cfg     body.Config // the engine's configuration, checked once
-	cfgErr  error       // why the configuration is invalid, for every request
 }
 
 func (t *Transport) baseTransport() http.RoundTripper {
@@ -171,9 +194,7 @@ func (t *Transport) baseTransport() http.RoundTripper {
 			t.base = t.Base
 			return
 		}
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.DisableCompression = true
-		t.base = tr
+		t.base = NewBaseTransport()
 	})
 	return t.base
 }
@@ -187,20 +208,19 @@ func (t *Transport) CloseIdleConnections() {
 }
 
 // RoundTrip sends req and returns its response with the body charged
-// against the budget. It does not modify req. An invalid configuration
-// (Budget, JSON, DecodeOptions, InFlight) fails every request with the same
-// error before anything is sent; a budget from [WithBudget] is checked per
-// request, before it is sent too.
+// against the budget. It does not modify req.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	cfg, b, err := t.budgetFor(req)
+	b, err := t.budgetFor(req)
 	if err != nil {
 		closeRequestBody(req)
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(req.Context())
-	rb := new(body.Body) // its usage record goes out with the request
-	resp, err := t.baseTransport().RoundTrip(t.outgoing(req, withUsage(ctx, rb.Usage())))
-	if err != nil {
+	cell := new(usageCell)
+	ctx, conn := watchConn(ctx)
+	headers := t.startHeaderTimer(cancel)
+	resp, err := t.baseTransport().RoundTrip(t.outgoing(req, withUsageCell(ctx, cell)))
+	if err = headers.stop(resp, err); err != nil {
 		cancel()
 		return nil, err
 	}
@@ -209,42 +229,24 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return switched(req, resp, cancel)
 	case !hasBody(req, resp):
 		cancel()
-		rb.Usage().Set(limits.Usage{}, true)
+		cell.set(limits.Usage{}, true)
 		return withoutBody(resp), nil
 	}
-	src := body.Source{Budget: b, Mode: t.mode(req, resp), Ctx: ctx, InFlightWait: -1, Cancel: cancel}
-	if err := t.open(rb, cfg, resp, src); err != nil {
+	resp.Body = guardBody(ctx, resp.Body, conn)
+	if b.Timeout == 0 && !t.streams(req, resp) {
+		b.Timeout = time.Duration(bodyTimeoutDefault.Load()) // see DefaultBodyTimeout
+	}
+	body, err := t.open(ctx, resp, b, cell, cancel)
+	if err != nil {
 		return nil, refused(resp, nil, err)
 	}
-	switch src.Mode {
-	case body.Stream:
-		resp.ContentLength = -1
-	case body.Lazy:
-		if resp.Uncompressed {
-			resp.ContentLength = -1 // the decoded length is not known yet
-		}
-	default:
-		if err := rb.ReadAll(); err != nil {
-			rb.Close()
-			return nil, refused(resp, rb.Usage(), err)
-		}
-		resp.ContentLength = rb.Size()
-	}
-	resp.Body = rb
-	return resp, nil
-}
-
-// mode returns how the body of resp reaches the caller: streamed when the
-// caller chose it, verified whole on first read for a redirect, whole
-// otherwise.
-func (t *Transport) mode(req *http.Request, resp *http.Response) body.Mode {
 	switch {
 	case t.streams(req, resp):
-		return body.Stream
+		return t.stream(resp, body), nil
 	case isRedirect(resp):
-		return body.Lazy
+		return t.lazy(resp, body), nil
 	}
-	return body.Whole
+	return t.whole(resp, body)
 }
 
 // withoutBody gives a response that cannot carry a body (HEAD, 204, 304)
@@ -258,41 +260,24 @@ func withoutBody(resp *http.Response) *http.Response {
 	return resp
 }
 
-// budgetFor returns the engine's configuration and the budget of req,
-// defaults applied, or why req must not be sent.
-func (t *Transport) budgetFor(req *http.Request) (*body.Config, limits.Budget, error) {
-	cfg, err := t.config()
-	if err != nil {
-		return nil, limits.Budget{}, err
-	}
+// budgetFor returns the validated budget of req, defaults applied.
+func (t *Transport) budgetFor(req *http.Request) (limits.Budget, error) {
 	b := t.Budget
 	if rb, ok := BudgetFrom(req.Context()); ok {
-		if err := rb.Validate(); err != nil {
-			return nil, rb, err
-		}
 		b = rb
 	}
-	return cfg, b.WithDefaults(), nil
-}
-
-// config translates the Transport's fields into the engine's
-// configuration, once: an invalid field fails every request the same way.
-func (t *Transport) config() (*body.Config, error) {
-	t.cfgOnce.Do(func() {
-		t.cfgErr = t.Budget.Validate()
-		if t.cfgErr == nil && t.JSON != nil {
-			t.cfgErr = t.JSON.Validate()
+	if err := b.Validate(); err != nil {
+		return b, err
+	}
+	if t.HeaderTimeout < 0 {
+		return b, fmt.Errorf("boundhttp: Transport.HeaderTimeout is negative (%v)", t.HeaderTimeout)
+	}
+	if t.JSON != nil {
+		if err := t.JSON.Validate(); err != nil {
+			return b, err
 		}
-		if t.cfgErr != nil {
-			return
-		}
-		t.cfg = body.Config{Side: body.Client, JSON: t.JSON}
-		t.cfg.Decoder, t.cfgErr = inflightOptions(t.DecodeOptions, t.InFlight)
-		if t.cfgErr != nil {
-			t.cfgErr = fmt.Errorf("boundhttp: Transport.DecodeOptions: %w", t.cfgErr)
-		}
-	})
-	return &t.cfg, t.cfgErr
+	}
+	return b.WithDefaults(), nil
 }
 
 // outgoing returns the request to send: a shallow copy of req with ctx,
@@ -328,16 +313,15 @@ func switched(req *http.Request, resp *http.Response, cancel context.CancelFunc)
 	return nil, refused(resp, nil, errUnrequestedSwitch)
 }
 
-// open checks what the headers declare and opens rb on the body of resp as
-// src describes (budget, mode, context), its timer started; on error resp's
-// body is closed.
-func (t *Transport) open(rb *body.Body, cfg *body.Config, resp *http.Response, src body.Source) error {
-	fail := func(err error) error {
-		src.Cancel() // the connection is closed, not drained
+// open checks what the headers declare and returns the decoding body of
+// resp, its timer started; on error resp's body is closed.
+func (t *Transport) open(ctx context.Context, resp *http.Response, b limits.Budget, cell *usageCell, cancel context.CancelFunc) (*bodyReader, error) {
+	fail := func(err error) (*bodyReader, error) {
+		cancel() // the connection is closed, not drained
 		resp.Body.Close()
-		return err
+		return nil, err
 	}
-	if err := src.Budget.CheckContentLength(resp.ContentLength); err != nil {
+	if err := b.CheckContentLength(resp.ContentLength); err != nil {
 		return fail(err)
 	}
 	ce := strings.Join(resp.Header.Values("Content-Encoding"), ",")
@@ -348,27 +332,72 @@ func (t *Transport) open(rb *body.Body, cfg *body.Config, resp *http.Response, s
 		// header is the peer's and may be megabytes long.
 		return fail(&limits.Error{Stage: limits.StageEncoding, Encoding: peertext.Cut(codings[0]), Err: errPartialCoded})
 	}
-	src.Body, src.Closer, src.Encoding = resp.Body, resp.Body, ce
-	src.JSON = t.JSON != nil && isJSON(resp.Header.Get("Content-Type"))
-	if !coded {
-		src.SizeHint = resp.ContentLength
-	}
-	if err := rb.Open(cfg, src); err != nil {
+	body, err := newBodyReader(resp.Body, ce, b, t.decodeOptions(), cell, cancel, true)
+	if err != nil {
 		return fail(err)
 	}
-	if closeDelimited(resp) && !rb.EndMarked() {
+	if closeDelimited(resp) && !body.d.EndMarked() {
 		if !t.AllowCloseDelimited {
-			rb.Close() // nothing was read; closes the source
+			body.d.Close() // nothing was read; the source is closed by fail
 			return fail(&limits.Error{Stage: limits.StageIntegrity, Err: ErrCloseDelimited})
 		}
-		rb.Unverified()
+		body.verified = false
+	}
+	t.inflightBody(body.d, ctx)
+	if b.Timeout > 0 {
+		body.startTimer(b.Timeout)
 	}
 	if coded {
 		resp.Header.Del("Content-Encoding")
 		resp.Header.Del("Content-Length")
 		resp.Uncompressed = true
+	} else {
+		body.d.SetSizeHint(resp.ContentLength)
 	}
-	return nil
+	return body, nil
+}
+
+// stream hands body to the caller as it is read (streaming mode).
+func (t *Transport) stream(resp *http.Response, body *bodyReader) *http.Response {
+	resp.ContentLength = -1
+	resp.Body = body
+	if t.JSON != nil && isJSON(resp.Header.Get("Content-Type")) {
+		jc, _ := decoding.NewJSONChecker(*t.JSON) // validated in budgetFor
+		resp.Body = &jsonCheckReader{ReadCloser: body, c: jc, usage: body.c}
+	}
+	return resp
+}
+
+// lazy hands a redirect's body to the caller verified whole on first read.
+func (t *Transport) lazy(resp *http.Response, body *bodyReader) *http.Response {
+	l := &lazyBody{b: body}
+	if t.JSON != nil && isJSON(resp.Header.Get("Content-Type")) {
+		l.json = t.JSON
+	}
+	if resp.Uncompressed {
+		resp.ContentLength = -1 // the decoded length is not known yet
+	}
+	resp.Body = l
+	return resp
+}
+
+// whole reads, decodes and verifies the body before returning resp
+// (whole-body mode).
+func (t *Transport) whole(resp *http.Response, body *bodyReader) (*http.Response, error) {
+	chunks, err := body.readAll()
+	body.Close()
+	if err == nil && t.JSON != nil && isJSON(resp.Header.Get("Content-Type")) {
+		if err = checkJSONChunks(chunks, *t.JSON); err != nil {
+			chunks.Release()
+		}
+	}
+	if err != nil {
+		return nil, refused(resp, body.c, err)
+	}
+	full := newFullBody(chunks, body.c) // its Close gives back the chunks' charge
+	resp.Body = full
+	resp.ContentLength = full.size
+	return resp, nil
 }
 
 func closeRequestBody(req *http.Request) {

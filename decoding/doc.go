@@ -37,7 +37,7 @@
 //     64 KiB, 21 for 1 MiB, 23 for 5 MB). The process-wide answer is
 //     [WithInFlight], which charges 1.5 times the declared window (the
 //     decoder grows its ring buffer by copying it into one twice as large)
-//     plus the decoder's own state before the decoder exists.
+//     plus [BrotliState] before the decoder exists.
 //   - zstd: RFC 8878 frames. The frame headers are checked as the bytes pass,
 //     before the decoder sees them: a window above MaxWindowBytes is a
 //     [limits.StageWindow] rejection, declared content sizes whose sum exceeds
@@ -89,8 +89,10 @@
 // [net.Conn]) and would race the caller's own Close. To bound a blocked
 // read, close the source from another goroutine where the source allows it,
 // or set a deadline on the connection; then Read returns the source's
-// error. boundhttp's Transport and Middleware do this for their bodies. No
-// goroutine or timer is started by this package.
+// error. boundhttp's Transport and Middleware do this for their bodies (the
+// Transport closes the source when a deadline passes, and the connection
+// the request got if closing the source does not return). No goroutine or
+// timer is started by this package.
 //
 // # Layers
 //

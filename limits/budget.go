@@ -102,7 +102,10 @@ type Budget struct {
 	// waiting for the headers. A body that reaches its end after Timeout is
 	// rejected; whether a read blocked in the source can be interrupted
 	// depends on the source (package decoding says what a plain io.Reader
-	// allows). Zero means none.
+	// allows; the Transport closes its source, and the connection if it
+	// must). Zero means none here; [boundhttp.Transport] then applies its
+	// DefaultBodyTimeout (60 s) in whole-body mode, and bounds the time
+	// before the headers with its own HeaderTimeout. Unit: a duration.
 	Timeout time.Duration
 }
 

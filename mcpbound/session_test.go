@@ -89,7 +89,9 @@ func TestSessionMarker(t *testing.T) {
 // exact original; after the time to live the link fails, saying so.
 func TestSessionLink(t *testing.T) {
 	text := mib()
-	store := &expiringStore{ResultStore: NewStore(64<<20, 10*time.Minute)}
+	store := NewStore(64<<20, 10*time.Minute)
+	now := time.Now()
+	store.now = func() time.Time { return now }
 	cs := startSession(t, text, ServerLimits{MaxResultChars: 20000, Store: store}.Middleware())
 	res := callBig(t, cs)
 	var link *mcp.ResourceLink
@@ -128,7 +130,7 @@ func TestSessionLink(t *testing.T) {
 	if _, err := ReadLink(context.Background(), cs, link.URI, pages-1, 1<<21); err == nil {
 		t.Error("ReadLink with one page too few returned a prefix as the whole")
 	}
-	store.expired.Store(true)
+	now = now.Add(10*time.Minute + time.Second)
 	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: link.URI})
 	if err == nil || !strings.Contains(err.Error(), "expired") || !strings.Contains(err.Error(), "call the tool again") {
 		t.Errorf("expired link: %v, want an error saying it expired and what to do", err)

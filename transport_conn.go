@@ -1,0 +1,127 @@
+package boundhttp
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http/httptrace"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// abortGrace is how long an abort waits for net/http before it acts
+// itself: once a request's context is done, net/http has this long to end
+// the body; then the Transport closes the body, and if closing it has not
+// returned this long later, the connection the request got. So every
+// deadline ends a Read and a Close within 2*abortGrace of passing, plus
+// scheduling.
+//
+// net/http's HTTP/2 client answers a server's PINGs while it holds the
+// connection's write lock, and a cancelled stream writes RST_STREAM (a
+// closed body with unread data, WINDOW_UPDATE) under the same lock: against
+// a server that stopped reading, all of them block forever, and a Read of
+// the body is never woken by the context. Closing the body wakes the Read;
+// closing the connection frees the lock.
+const abortGrace = 500 * time.Millisecond
+
+// connWatch remembers the connection a request got, as
+// [httptrace.ClientTrace.GotConn] reports it, so that an abort that
+// net/http cannot complete can close it. On HTTP/2 the connection is
+// shared by other streams; it is closed only when it is wedged (a Close of
+// the body did not return within abortGrace), and then those streams are
+// stuck behind the same lock anyway.
+type connWatch struct {
+	mu   sync.Mutex
+	conn net.Conn
+}
+
+func (w *connWatch) got(info httptrace.GotConnInfo) {
+	w.mu.Lock()
+	w.conn = info.Conn
+	w.mu.Unlock()
+}
+
+// closeConn closes the connection the request got, if any was reported.
+func (w *connWatch) closeConn() {
+	w.mu.Lock()
+	c := w.conn
+	w.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+}
+
+// watchConn returns ctx with a client trace that records the request's
+// connection in w; hooks already in ctx still run.
+func watchConn(ctx context.Context) (context.Context, *connWatch) {
+	w := new(connWatch)
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: w.got}), w
+}
+
+// connBody is the body a base transport returned, made to end when the
+// request's context does, whatever the peer does: once ctx is done and
+// abortGrace has passed, it closes itself (a blocked Read returns the
+// context's error), and a Close that does not return within abortGrace
+// closes the connection. Close is idempotent and safe from any goroutine;
+// every Close returns once the body is closed.
+type connBody struct {
+	io.ReadCloser
+	ctx     context.Context
+	w       *connWatch
+	mu      sync.Mutex
+	stop    func() bool // stops watching ctx; guarded by mu
+	timer   atomic.Pointer[time.Timer]
+	aborted atomic.Bool // closed by the watch, not by its owner
+	closing atomic.Bool
+	done    chan struct{}
+	err     error // of the close; read after done
+}
+
+// guardBody wraps the body of resp's request, whose context is ctx and
+// whose connection w watches.
+func guardBody(ctx context.Context, body io.ReadCloser, w *connWatch) *connBody {
+	b := &connBody{ReadCloser: body, ctx: ctx, w: w, done: make(chan struct{})}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stop = context.AfterFunc(ctx, func() {
+		b.timer.Store(time.AfterFunc(abortGrace, b.abort))
+	})
+	return b
+}
+
+// abort closes the body because its context is done.
+func (b *connBody) abort() {
+	b.aborted.Store(true)
+	b.Close()
+}
+
+// Read reads the body; once the watch has closed it, its error is the
+// context's, as net/http reports a cancelled body.
+func (b *connBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && b.aborted.Load() {
+		err = context.Cause(b.ctx)
+	}
+	return n, err
+}
+
+// Close closes the body within abortGrace, closing the connection if it
+// has to. A second Close waits for the first.
+func (b *connBody) Close() error {
+	if b.closing.Swap(true) {
+		<-b.done
+		return b.err
+	}
+	b.mu.Lock()
+	b.stop()
+	b.mu.Unlock()
+	if t := b.timer.Load(); t != nil {
+		t.Stop()
+	}
+	wedged := time.AfterFunc(abortGrace, b.w.closeConn)
+	b.err = b.ReadCloser.Close()
+	wedged.Stop()
+	close(b.done)
+	return b.err
+}
