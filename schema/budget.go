@@ -18,9 +18,17 @@ const (
 	// IDBytes is the largest JSON-RPC id assumed: a string of 62 ASCII
 	// characters, or any number.
 	IDBytes = 64
-	// MetaBytes is the largest params._meta member assumed (a progress
-	// token and a little more).
-	MetaBytes = 128
+	// MetaBytes is the largest params._meta member assumed: what the MCP
+	// Go SDK client adds to every request from protocol 2026-07-28 (the
+	// protocol version, the client's capabilities and its info: about 180
+	// bytes for a default client, about 400 for one with sampling and
+	// elicitation handlers, a title, a website and a one-line
+	// description), and a progress token. A client info with a description
+	// of more than about 600 characters, icons or experimental
+	// capabilities is not covered, nor are the inputResponses and
+	// requestState a client sends back when it retries a call the server
+	// answered with input requests: their size is the server's own choice.
+	MetaBytes = 1024
 )
 
 // RequestWorstCase returns the largest size in bytes of the JSON-RPC
