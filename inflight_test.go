@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/internal/inflight"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -138,8 +139,7 @@ func TestMiddlewareInFlightReleased(t *testing.T) {
 func TestMiddlewareInFlightBusy(t *testing.T) {
 	t.Parallel()
 	f := limits.NewInFlight(1 << 20)
-	var hold limits.Hold
-	hold.Init(f)
+	hold := inflight.NewHold(inflight.Of(f))
 	hold.Grow(1 << 20)
 	called := false
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { called = true })
@@ -178,7 +178,7 @@ func TestMiddlewareInFlightBusy(t *testing.T) {
 // wait for room, and each body is charged until it is closed. Under the
 // race detector the bodies are 1 MiB and the budget 4 MiB (the same
 // ratio): 512 MiB through -race on two shared cores takes minutes. Sabotage:
-// without the wait (inflightBody not calling SetInFlightWait) most fail
+// without the wait (the body's first reservation not waiting) most fail
 // with ErrBusy; without the chunks' charge (chunk.List.Charge) it ends before Close and the
 // held-while-open check fails.
 func TestTransportInFlightWaits(t *testing.T) {
@@ -234,8 +234,7 @@ func TestTransportInFlightWaits(t *testing.T) {
 	if !errors.As(err, &e) || e.Stage != limits.StageInFlight || e.Observed <= e.Limit {
 		t.Fatalf("a body through a budget of half its size: %v, want an inflight error that could never fit", err)
 	}
-	var h limits.Hold
-	h.Init(f)
+	h := inflight.NewHold(inflight.Of(f))
 	h.Grow(f.Cap())
 	defer h.Release()
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)

@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp/decoding"
-	"github.com/boundhttp/boundhttp/internal/chunk"
-	"github.com/boundhttp/boundhttp/internal/peertext"
+	"github.com/boundhttp/boundhttp/internal/body"
 	"github.com/boundhttp/boundhttp/limits"
 	"github.com/boundhttp/boundhttp/schema"
 )
@@ -100,7 +99,10 @@ type MiddlewareConfig struct {
 	// path.
 	Logger *slog.Logger
 
-	// DecodeOptions are passed to the decoder of every body.
+	// DecodeOptions are passed to the decoder of every body; NewMiddleware
+	// checks them. A decoding.WithInFlight among them is the same as the
+	// InFlight field, InFlightWait included (both may name the same budget;
+	// two different budgets are an error).
 	DecodeOptions []decoding.Option
 
 	// JSON, if set, holds the shape of every JSON request body to these
@@ -191,37 +193,27 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 			return nil, err
 		}
 	}
-	c, err := inflightConfig(c)
-	if err != nil {
-		return nil, err
+	if c.InFlightWait < 0 {
+		return nil, errors.New("boundhttp: MiddlewareConfig.InFlightWait is negative (" + c.InFlightWait.String() + ")")
 	}
 	// An invalid option would fail every request: fail here instead.
-	d, err := decoding.NewReader(strings.NewReader(""), "", c.Budget, c.DecodeOptions...)
+	dc, err := inflightOptions(c.DecodeOptions, c.InFlight)
 	if err != nil {
 		return nil, fmt.Errorf("boundhttp: MiddlewareConfig.DecodeOptions: %w", err)
 	}
-	d.Close()
-	codings := decoding.Supported()
-	if c.Codings != nil {
-		codings = make([]string, 0, len(c.Codings))
-		for _, name := range c.Codings {
-			name = strings.ToLower(strings.TrimSpace(name))
-			if name == "x-gzip" {
-				name = "gzip"
-			}
-			if !decoding.IsSupported(name) {
-				return nil, fmt.Errorf("boundhttp: MiddlewareConfig.Codings: %q cannot be decoded", name)
-			}
-			codings = append(codings, name)
-		}
+	codings, err := acceptedCodings(c.Codings)
+	if err != nil {
+		return nil, err
 	}
 	if c.MaxResponseBytes < 0 {
 		return nil, fmt.Errorf("boundhttp: MiddlewareConfig.MaxResponseBytes is negative (%d)", c.MaxResponseBytes)
 	}
 	auditTools(c)
-	m := &middleware{cfg: c, codings: codings, acceptEncoding: strings.Join(append(slices.Clip(codings), "identity"), ", "), json: c.JSON}
-	if c.JSONAlways && m.json == nil {
-		m.json = new(limits.JSON)
+	m := &middleware{cfg: c, codings: codings, acceptEncoding: strings.Join(append(slices.Clip(codings), "identity"), ", ")}
+	m.body = body.Config{Side: body.Server, Decoder: dc, JSON: c.JSON,
+		Wrap: wrapBreach, ClosedErr: http.ErrBodyReadAfterClose}
+	if c.JSONAlways && m.body.JSON == nil {
+		m.body.JSON = new(limits.JSON)
 	}
 	if m.cfg.Reject == nil {
 		m.cfg.Reject = WriteProblem
@@ -234,13 +226,34 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 	}, nil
 }
 
+// acceptedCodings returns the codings named by MiddlewareConfig.Codings,
+// each as [decoding.ParseContentEncoding] names it, or an error for a name
+// that is not one coding the package decodes.
+func acceptedCodings(names []string) ([]string, error) {
+	if names == nil {
+		return decoding.Supported(), nil
+	}
+	codings := make([]string, 0, len(names))
+	for _, name := range names {
+		c := decoding.ParseContentEncoding(name)
+		if len(c) != 1 || !decoding.IsSupported(c[0]) {
+			return nil, fmt.Errorf("boundhttp: MiddlewareConfig.Codings: %q cannot be decoded", strings.ToLower(strings.TrimSpace(name)))
+		}
+		codings = append(codings, c[0])
+	}
+	return codings, nil
+}
+
 type middleware struct {
 	cfg            MiddlewareConfig
 	codings        []string
 	acceptEncoding string
-	json           *limits.JSON // the shape check, or nil
+	body           body.Config // the engine's configuration of every body
 }
 
+// serve charges the request's body and hands it on, in stages: the
+// budget; the declared length and codings, with the read deadline set
+// first; then the body, whole or streamed, and the answer to a breach.
 func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	b, ok := m.budget(w, r)
 	if !ok {
@@ -250,92 +263,17 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		next.ServeHTTP(w, r)
 		return
 	}
-	// The deadline is set before any rejection and cleared only when the
-	// body ended: after a rejection net/http still reads up to 256 KiB of
-	// the unread body before it closes, and a client that stalls must not
-	// hold that read (and the connection) open past Budget.Timeout.
-	rc := http.NewResponseController(w)
-	var deadline bool
-	if b.Timeout > 0 {
-		deadline = rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
-	}
-	if err := b.CheckContentLength(r.ContentLength); err != nil {
-		m.reject(w, r, err.(*limits.Error))
+	x := m.start(w, r, b)
+	if e := x.admit(); e != nil {
+		m.reject(w, r, e)
 		return
 	}
-	ce := strings.Join(r.Header.Values("Content-Encoding"), ",")
-	d, err := decoding.NewReader(r.Body, ce, b, m.cfg.DecodeOptions...)
-	if err != nil {
-		var le *limits.Error
-		if errors.As(err, &le) {
-			m.reject(w, r, le)
-			return
-		}
-		http.Error(w, "invalid body budget", http.StatusInternalServerError)
-		return
-	}
-	if m.inflightBody(d, r) {
-		defer d.Done() // gives back what the body holds of the budget
-	}
-	codings := decoding.ParseContentEncoding(ce)
-	for _, c := range codings {
-		if !slices.Contains(m.codings, c) {
-			m.reject(w, r, &limits.Error{Stage: limits.StageEncoding, Encoding: peertext.Cut(c)})
-			return
-		}
-	}
-	cell := new(usageCell)
-	r2 := r.WithContext(withUsageCell(r.Context(), cell)) // a shallow copy
-	r2.TransferEncoding = nil
-	r2.GetBody = nil
-	if len(codings) > 0 {
-		// The header changes: on a copy, never on the caller's. An
-		// identity body keeps the caller's header, as with
-		// http.MaxBytesHandler, unless its Content-Length must be set.
-		r2.Header = r.Header.Clone()
-		r2.Header.Del("Content-Encoding")
-	}
-
-	checkJSON := m.json != nil && (m.cfg.JSONAlways || isJSON(r.Header.Get("Content-Type")))
+	defer x.body.Finish() // the handler has returned: its body is done with
 	if m.cfg.Streaming {
-		sb := &serverBody{ctx: r.Context(), r: d, d: d, src: r.Body, cell: cell, timeout: b.Timeout, deadline: deadline, rc: rc}
-		m.serveStreaming(next, w, r, r2, sb, checkJSON, len(codings) > 0)
-		return
+		x.stream(next)
+	} else {
+		x.whole(next)
 	}
-	if len(codings) == 0 {
-		d.SetSizeHint(r.ContentLength)
-	}
-	chunks, err := chunk.ReadAll(d)
-	if deadline && err == nil {
-		rc.SetReadDeadline(time.Time{})
-	}
-	if err == nil && checkJSON {
-		err = checkJSONChunks(chunks, *m.json)
-	}
-	if err != nil {
-		chunks.Release()
-		le := serverError(r.Context(), err, b.Timeout)
-		if le == nil {
-			return // the client is gone: no one to answer
-		}
-		m.reject(w, r, le)
-		return
-	}
-	cell.set(d.Usage(), true)
-	full := newFullBody(chunks, cell)
-	r2.Body = full
-	r2.ContentLength = full.size
-	if len(codings) > 0 || r.ContentLength != full.size || !statesLength(r.Header, full.size) {
-		if len(codings) == 0 {
-			r2.Header = r.Header.Clone()
-		}
-		if r2.Header == nil {
-			r2.Header = make(http.Header)
-		}
-		r2.Header.Set("Content-Length", strconv.FormatInt(full.size, 10))
-	}
-	defer full.Close() // the handler has returned: its body is done with
-	next.ServeHTTP(w, r2)
 }
 
 // statesLength reports whether h holds Content-Length exactly once, as the
@@ -438,8 +376,8 @@ func route(r *http.Request) string {
 // RequestUsage reports what the body of a request handed on by the
 // middleware cost, and whether the body was read to its verified end.
 func RequestUsage(r *http.Request) (limits.Usage, bool) {
-	if c, ok := r.Context().Value(usageKey{}).(*usageCell); ok {
-		return c.get()
+	if u, ok := r.Context().Value(usageKey{}).(*body.Usage); ok {
+		return u.Get()
 	}
 	return limits.Usage{}, false
 }

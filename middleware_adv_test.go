@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -369,15 +370,24 @@ func TestStreamingControllerFlushCountsAsWriting(t *testing.T) {
 // handler's first Read, not the handler's start: a handler that does its
 // own work first (a session lookup, say) must not see a body its client
 // sent at once refused as too slow.
+//
+// Event-driven: the handler reads only once the client has handed over the
+// whole body (small enough to sit in the socket buffers) and the timeout
+// has passed since the handler started; the read then takes a few
+// syscalls, far inside the timeout even at load 15 on two cores. Sabotage:
+// not re-arming the read deadline at the first Read answered 408.
 func TestStreamingTimeoutStartsAtFirstRead(t *testing.T) {
 	t.Parallel()
-	const timeout = 300 * time.Millisecond
+	const timeout = time.Second
 	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: true, Budget: limits.Budget{Timeout: timeout}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	sent := make(chan struct{})
 	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(2 * timeout)
+		start := time.Now()
+		<-sent
+		time.Sleep(timeout - time.Since(start) + 100*time.Millisecond) // the handler's own work outlasts the timeout
 		data, err := io.ReadAll(r.Body)
 		if err != nil {
 			return // the middleware answers
@@ -385,11 +395,34 @@ func TestStreamingTimeoutStartsAtFirstRead(t *testing.T) {
 		fmt.Fprintf(w, "%d bytes", len(data))
 	})))
 	t.Cleanup(s.Close)
-	const size = 256 << 10
-	status, answer := post(t, s.URL, "", text(size), false)
-	if want := fmt.Sprintf("%d bytes", size); status != 200 || answer != want {
-		t.Errorf("body sent at once, read after the handler's own work: %d %.200s, want 200 %q", status, answer, want)
+	const size = 16 << 10
+	req, _ := http.NewRequest("POST", s.URL, &eofSignal{Reader: bytes.NewReader(text(size)), eof: sent})
+	req.ContentLength = size
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := fmt.Sprintf("%d bytes", size); resp.StatusCode != 200 || string(answer) != want {
+		t.Errorf("body sent at once, read after the handler's own work: %d %.200s, want 200 %q", resp.StatusCode, answer, want)
+	}
+}
+
+// eofSignal is a request body that closes eof once the client has read all
+// of it (it is then on the wire).
+type eofSignal struct {
+	io.Reader
+	eof  chan struct{}
+	once sync.Once
+}
+
+func (e *eofSignal) Read(p []byte) (int, error) {
+	n, err := e.Reader.Read(p)
+	if err == io.EOF {
+		e.once.Do(func() { close(e.eof) })
+	}
+	return n, err
 }
 
 // TestStreamingCloseDuringBlockedReadHTTP2 is the same over HTTP/2, where

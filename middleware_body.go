@@ -1,95 +1,147 @@
 package boundhttp
 
 import (
-	"context"
-	"io"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/boundhttp/boundhttp/decoding"
+	"github.com/boundhttp/boundhttp/internal/body"
+	"github.com/boundhttp/boundhttp/internal/peertext"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
-// serverBody is the request body a handler reads in streaming mode.
-type serverBody struct {
-	ctx      context.Context // the request's
-	r        io.Reader       // d, or d behind a JSON shape check
-	d        *decoding.Reader
-	src      io.Closer // the request's own body, which d reads
-	guard    readGuard // Close from another goroutine during a Read
-	cell     *usageCell
-	timeout  time.Duration
-	deadline bool // a read deadline was set on the connection
-	started  bool // the first Read came: the timeout runs from it
-	rc       *http.ResponseController
-	err      *limits.Error // the breach, for the middleware's answer
-	rerr     error         // the sticky error handed to the handler
+// exchange is one request whose body the middleware charges: the stages of
+// [middleware.serve] are its methods.
+type exchange struct {
+	m       *middleware
+	w       http.ResponseWriter
+	r       *http.Request // as it arrived
+	r2      *http.Request // as the handler gets it
+	b       limits.Budget
+	rc      *http.ResponseController
+	armed   bool // a read deadline is set on the connection
+	decoded bool // a coding is removed: the decoded length is unknown
+	body    body.Body
 }
 
-// Read reads decoded bytes. It may run while Close is called from another
-// goroutine; a Read after Close returns [http.ErrBodyReadAfterClose].
-func (s *serverBody) Read(p []byte) (int, error) {
-	if err := s.guard.enter(); err != nil {
-		if err == errBodyClosed {
-			err = http.ErrBodyReadAfterClose
+// start begins the exchange and sets the read deadline. The deadline is
+// set before any rejection and cleared only when the body ended: after a
+// rejection net/http still reads up to 256 KiB of the unread body before
+// it closes, and a client that stalls must not hold that read (and the
+// connection) open past Budget.Timeout.
+func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budget) *exchange {
+	x := &exchange{m: m, w: w, r: r, b: b, rc: http.NewResponseController(w)}
+	if b.Timeout > 0 {
+		x.armed = x.rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
+	}
+	return x
+}
+
+// admit checks what the headers declare (length, codings) and opens the
+// body, or returns the rejection to answer.
+func (x *exchange) admit() *limits.Error {
+	if err := x.b.CheckContentLength(x.r.ContentLength); err != nil {
+		return err.(*limits.Error)
+	}
+	ce := strings.Join(x.r.Header.Values("Content-Encoding"), ",")
+	src := body.Source{Body: x.r.Body, Closer: x.r.Body, Encoding: ce, Budget: x.b, Mode: body.Whole,
+		JSON: x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type"))),
+		Ctx:  x.r.Context(), InFlightWait: x.m.cfg.InFlightWait, RC: x.rc, ArmedAt: x.armed}
+	if x.m.cfg.Streaming {
+		src.Mode = body.Stream
+	}
+	codings := decoding.ParseContentEncoding(ce)
+	if len(codings) == 0 {
+		src.SizeHint = x.r.ContentLength
+	}
+	if err := x.body.Open(&x.m.body, src); err != nil {
+		return err
+	}
+	for _, c := range codings {
+		if !slices.Contains(x.m.codings, c) {
+			x.body.Finish()
+			return &limits.Error{Stage: limits.StageEncoding, Encoding: peertext.Cut(c)}
 		}
-		return 0, err
 	}
-	n, err := s.read(p)
-	if s.guard.leave() {
-		s.d.Close() // Close came during this Read: release now
+	x.decoded = len(codings) > 0
+	x.r2 = x.r.WithContext(withUsage(x.r.Context(), x.body.Usage())) // a shallow copy
+	x.r2.TransferEncoding = nil
+	x.r2.GetBody = nil
+	if x.decoded {
+		// The header changes: on a copy, never on the caller's. An
+		// identity body keeps the caller's header, as with
+		// http.MaxBytesHandler, unless its Content-Length must be set.
+		x.r2.Header = x.r.Header.Clone()
+		x.r2.Header.Del("Content-Encoding")
 	}
-	return n, err
+	return nil
 }
 
-func (s *serverBody) read(p []byte) (int, error) {
-	if s.rerr != nil {
-		return 0, s.rerr
+// whole reads and verifies the body, then hands it on with its decoded
+// length, or answers the breach without calling the handler.
+func (x *exchange) whole(next http.Handler) {
+	if x.body.ReadAll() != nil {
+		if e := x.body.Breach(); e != nil {
+			x.m.reject(x.w, x.r, e)
+		} // else the client is gone: no one to answer
+		return
 	}
-	if !s.started && s.timeout > 0 {
-		// The timeout runs from the first Read, as the decoder's does, not
-		// from the handler's start: the handler may work before it reads.
-		// Until then the deadline set before the handler stays, for the
-		// rest of a body the handler never reads.
-		s.deadline = s.rc.SetReadDeadline(time.Now().Add(s.timeout)) == nil
-	}
-	s.started = true
-	n, err := s.r.Read(p)
-	if err == nil {
-		return n, nil
-	}
-	if err == io.EOF {
-		s.cell.set(s.d.Usage(), true)
-		if s.deadline {
-			s.rc.SetReadDeadline(time.Time{})
+	size := x.body.Size()
+	x.r2.Body = &x.body
+	x.r2.ContentLength = size
+	if x.decoded || x.r.ContentLength != size || !statesLength(x.r.Header, size) {
+		if !x.decoded {
+			x.r2.Header = x.r.Header.Clone()
 		}
-		return n, io.EOF
+		if x.r2.Header == nil {
+			x.r2.Header = make(http.Header)
+		}
+		x.r2.Header.Set("Content-Length", strconv.FormatInt(size, 10))
 	}
-	s.cell.set(s.d.Usage(), false)
-	if le := serverError(s.ctx, err, s.timeout); le != nil {
-		s.err = le
-		err = &RequestBodyError{Err: le}
-	}
-	s.rerr = err
-	return n, err
+	next.ServeHTTP(x.w, x.r2)
 }
 
-// Close closes the request's body first, which ends a Read blocked in it
-// where the server allows (HTTP/2; net/http's HTTP/1 body waits for the
-// Read to return), and returns the decoders to their pools only when no
-// Read can touch them.
-func (s *serverBody) Close() error {
-	first, release := s.guard.close()
-	if !first {
-		return nil
+// stream hands the body on as it is read, and answers a breach the handler
+// left unanswered.
+func (x *exchange) stream(next http.Handler) {
+	x.r2.Body = &x.body
+	if x.decoded {
+		x.r2.ContentLength = -1
+		x.r2.Header.Del("Content-Length")
 	}
-	err := s.src.Close()
-	if release {
-		s.d.Close()
+	var before [len(framingHeaders)][]string
+	for i, k := range framingHeaders {
+		before[i] = slices.Clone(x.w.Header()[k])
 	}
-	return err
+	tw := &trackingWriter{ResponseWriter: x.w}
+	next.ServeHTTP(trackWrites(tw), x.r2)
+	e := x.body.Breach()
+	switch {
+	case e == nil:
+	case tw.wrote: // the handler answered: let its answer arrive too
+		closeAfterRejection(x.w, x.r)
+	default:
+		// The handler's answer never started: the framing it meant for
+		// it must not frame the rejection.
+		h := x.w.Header()
+		for i, k := range framingHeaders {
+			if before[i] == nil {
+				delete(h, k)
+			} else {
+				h[k] = before[i]
+			}
+		}
+		x.m.reject(x.w, withPattern(x.r, x.r2), e)
+	}
 }
+
+// framingHeaders describe the bytes of a response body: set by a handler
+// for an answer it never wrote, they would cut short or mislabel the
+// rejection written in its place.
+var framingHeaders = [...]string{"Content-Length", "Content-Encoding", "Content-Range", "Transfer-Encoding"}
 
 // RequestBodyError is the error a handler reads from a request body the
 // middleware rejected in streaming mode. errors.As finds the
@@ -119,45 +171,5 @@ func (e *RequestBodyError) As(target any) bool {
 	return true
 }
 
-// serveStreaming hands r2 on with sb as its body, and answers a breach the
-// handler left unanswered. r is the request as it arrived; decoded reports
-// whether a coding is removed (the length is then unknown).
-func (m *middleware) serveStreaming(next http.Handler, w http.ResponseWriter, r, r2 *http.Request, sb *serverBody, checkJSON, decoded bool) {
-	if checkJSON {
-		jc, _ := decoding.NewJSONChecker(*m.json) // validated in NewMiddleware
-		sb.r = &jsonCheckReader{ReadCloser: sb.d, c: jc}
-	}
-	r2.Body = sb
-	if decoded {
-		r2.ContentLength = -1
-		r2.Header.Del("Content-Length")
-	}
-	var before [len(framingHeaders)][]string
-	for i, k := range framingHeaders {
-		before[i] = slices.Clone(w.Header()[k])
-	}
-	tw := &trackingWriter{ResponseWriter: w}
-	next.ServeHTTP(trackWrites(tw), r2)
-	switch {
-	case sb.err == nil:
-	case tw.wrote: // the handler answered: let its answer arrive too
-		closeAfterRejection(w, r)
-	default:
-		// The handler's answer never started: the framing it meant for
-		// it must not frame the rejection.
-		h := w.Header()
-		for i, k := range framingHeaders {
-			if before[i] == nil {
-				delete(h, k)
-			} else {
-				h[k] = before[i]
-			}
-		}
-		m.reject(w, withPattern(r, r2), sb.err)
-	}
-}
-
-// framingHeaders describe the bytes of a response body: set by a handler
-// for an answer it never wrote, they would cut short or mislabel the
-// rejection written in its place.
-var framingHeaders = [...]string{"Content-Length", "Content-Encoding", "Content-Range", "Transfer-Encoding"}
+// wrapBreach is the error a streaming handler reads for a breach.
+func wrapBreach(e *limits.Error) error { return &RequestBodyError{Err: e} }

@@ -1,8 +1,12 @@
 package boundhttp
 
-import "io"
+import (
+	"io"
 
-// ReadBody reads body to its end and returns the bytes, as [io.ReadAll]
+	"github.com/boundhttp/boundhttp/internal/body"
+)
+
+// ReadBody reads r, a body, to its end and returns the bytes, as [io.ReadAll]
 // does. For a whole body that a [Transport] returned (resp.Body) or that
 // [Middleware] handed a handler (r.Body), it takes the verified bytes
 // without io.ReadAll's copies: a body held in one piece is handed over as
@@ -18,12 +22,12 @@ import "io"
 // because Client.Timeout is set) is read with io.ReadAll, with one
 // difference: on an error ReadBody returns no bytes, never the prefix read
 // before it (whole or nothing, as the Transport's whole-body mode). ReadBody
-// does not close body; the caller still does.
-func ReadBody(body io.Reader) ([]byte, error) {
-	if f, ok := body.(*fullBody); ok {
-		return f.take()
+// does not close r; the caller still does.
+func ReadBody(r io.Reader) ([]byte, error) {
+	if b, ok := r.(*body.Body); ok && b.Whole() {
+		return b.Take()
 	}
-	data, err := io.ReadAll(body)
+	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}

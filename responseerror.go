@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/boundhttp/boundhttp/internal/body"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -44,13 +45,13 @@ func (e *ResponseError) Timeout() bool {
 func (e *ResponseError) Unwrap() error { return e.Err }
 
 // refused returns the error that refuses resp because of err.
-func refused(resp *http.Response, c *usageCell, err error) error {
+func refused(resp *http.Response, c *body.Usage, err error) error {
 	e := &ResponseError{StatusCode: resp.StatusCode, Err: err}
 	if resp.Request != nil && resp.Request.URL != nil {
 		e.URL = resp.Request.URL.Redacted()
 	}
 	if c != nil {
-		e.Usage, _ = c.get()
+		e.Usage, _ = c.Get()
 	}
 	return e
 }

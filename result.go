@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"unicode/utf8"
 
+	"github.com/boundhttp/boundhttp/internal/body"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -144,7 +145,7 @@ func ResultOf(resp *http.Response, err error) Result {
 	if resp.StatusCode >= 400 {
 		r.Status = StatusHTTPError
 	}
-	if u, done := c.get(); !done || u.DecodedBytes != int64(len(data)) {
+	if u, done := c.Get(); !done || u.DecodedBytes != int64(len(data)) {
 		r = Result{Status: StatusUnverified, Notice: UnverifiedNotice}
 	}
 	r.describe(resp)
@@ -154,12 +155,12 @@ func ResultOf(resp *http.Response, err error) Result {
 
 // readable returns the usage record of a response whose body this package
 // may read, or nil and the failed Result that says why not.
-func readable(resp *http.Response) (*usageCell, Result) {
+func readable(resp *http.Response) (*body.Usage, Result) {
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		return nil, Result{Status: StatusFailed, HTTPStatus: resp.StatusCode,
 			Error: "boundhttp: 101 Switching Protocols: the connection now carries another protocol, not a body; it was not read"}
 	}
-	c := cellOf(resp)
+	c := usageOf(resp)
 	if c == nil {
 		return nil, Result{Status: StatusFailed, HTTPStatus: resp.StatusCode,
 			Error: "boundhttp: the response did not come through a boundhttp.Transport; its body was not read"}
@@ -213,8 +214,8 @@ func (r *Result) describe(resp *http.Response) {
 	if resp.Request != nil && resp.Request.URL != nil {
 		r.URL = limits.EchoN(resp.Request.URL.Redacted(), maxURL)
 	}
-	if c := cellOf(resp); c != nil {
-		u, _ := c.get()
+	if c := usageOf(resp); c != nil {
+		u, _ := c.Get()
 		r.Usage = &ResultUsage{WireBytes: u.WireBytes, DecodedBytes: u.DecodedBytes}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp/decoding"
+	"github.com/boundhttp/boundhttp/internal/body"
 	"github.com/boundhttp/boundhttp/internal/peertext"
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -77,7 +78,7 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // zstd) carries its own end marker and is verified whatever its framing,
 // unless DecodeOptions allow several gzip members or zstd frames: a cut
 // between two of them looks like the end too (see
-// [decoding.Reader.EndMarked]), so such bodies count as unmarked.
+// [decoding.WithMaxMembers]), so such bodies count as unmarked.
 //
 // Time is bounded by default. HeaderTimeout ([DefaultHeaderTimeout], 30 s)
 // runs from RoundTrip to the response headers. Budget.Timeout runs from the
@@ -159,7 +160,10 @@ type Transport struct {
 	AcceptEncoding string
 
 	// DecodeOptions are passed to the decoder of every body, for example
-	// decoding.WithMaxMembers.
+	// decoding.WithMaxMembers. They are checked at first use: an invalid
+	// one fails every request, with the same error, before it is sent. A
+	// decoding.WithInFlight among them is the same as the InFlight field
+	// (both may name the same budget; two different budgets are an error).
 	DecodeOptions []decoding.Option
 
 	// JSON, if set, holds the shape of every JSON response body
@@ -186,6 +190,10 @@ type Transport struct {
 
 	once sync.Once
 	base http.RoundTripper
+
+	cfgOnce sync.Once
+	cfg     body.Config // the engine's configuration, checked once
+	cfgErr  error       // why the configuration is invalid, for every request
 }
 
 func (t *Transport) baseTransport() http.RoundTripper {
@@ -208,18 +216,21 @@ func (t *Transport) CloseIdleConnections() {
 }
 
 // RoundTrip sends req and returns its response with the body charged
-// against the budget. It does not modify req.
+// against the budget. It does not modify req. An invalid configuration
+// (Budget, JSON, DecodeOptions, InFlight) fails every request with the same
+// error before anything is sent; a budget from [WithBudget] is checked per
+// request, before it is sent too.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	b, err := t.budgetFor(req)
+	cfg, b, err := t.budgetFor(req)
 	if err != nil {
 		closeRequestBody(req)
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(req.Context())
-	cell := new(usageCell)
+	rb := new(body.Body) // its usage record goes out with the request
 	ctx, conn := watchConn(ctx)
 	headers := t.startHeaderTimer(cancel)
-	resp, err := t.baseTransport().RoundTrip(t.outgoing(req, withUsageCell(ctx, cell)))
+	resp, err := t.baseTransport().RoundTrip(t.outgoing(req, withUsage(ctx, rb.Usage())))
 	if err = headers.stop(resp, err); err != nil {
 		cancel()
 		return nil, err
@@ -229,24 +240,46 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return switched(req, resp, cancel)
 	case !hasBody(req, resp):
 		cancel()
-		cell.set(limits.Usage{}, true)
+		rb.Usage().Set(limits.Usage{}, true)
 		return withoutBody(resp), nil
 	}
 	resp.Body = guardBody(ctx, resp.Body, conn)
-	if b.Timeout == 0 && !t.streams(req, resp) {
-		b.Timeout = time.Duration(bodyTimeoutDefault.Load()) // see DefaultBodyTimeout
+	src := body.Source{Budget: b, Mode: t.mode(req, resp), Ctx: ctx, InFlightWait: -1, Cancel: cancel}
+	if src.Budget.Timeout == 0 && src.Mode != body.Stream {
+		src.Budget.Timeout = time.Duration(bodyTimeoutDefault.Load()) // see DefaultBodyTimeout
 	}
-	body, err := t.open(ctx, resp, b, cell, cancel)
-	if err != nil {
+	if err := t.open(rb, cfg, resp, src); err != nil {
 		return nil, refused(resp, nil, err)
 	}
+	switch src.Mode {
+	case body.Stream:
+		resp.ContentLength = -1
+	case body.Lazy:
+		if resp.Uncompressed {
+			resp.ContentLength = -1 // the decoded length is not known yet
+		}
+	default:
+		if err := rb.ReadAll(); err != nil {
+			rb.Close()
+			return nil, refused(resp, rb.Usage(), err)
+		}
+		resp.ContentLength = rb.Size()
+	}
+	resp.Body = rb
+	return resp, nil
+}
+
+// mode returns how the body of resp reaches the caller: streamed when the
+// caller chose it, verified whole on first read for a redirect, whole
+// otherwise.
+func (t *Transport) mode(req *http.Request, resp *http.Response) body.Mode {
 	switch {
 	case t.streams(req, resp):
-		return t.stream(resp, body), nil
+		return body.Stream
 	case isRedirect(resp):
-		return t.lazy(resp, body), nil
+		return body.Lazy
 	}
-	return t.whole(resp, body)
+	return body.Whole
 }
 
 // withoutBody gives a response that cannot carry a body (HEAD, 204, 304)
@@ -260,24 +293,44 @@ func withoutBody(resp *http.Response) *http.Response {
 	return resp
 }
 
-// budgetFor returns the validated budget of req, defaults applied.
-func (t *Transport) budgetFor(req *http.Request) (limits.Budget, error) {
+// budgetFor returns the engine's configuration and the budget of req,
+// defaults applied, or why req must not be sent.
+func (t *Transport) budgetFor(req *http.Request) (*body.Config, limits.Budget, error) {
+	cfg, err := t.config()
+	if err != nil {
+		return nil, limits.Budget{}, err
+	}
 	b := t.Budget
 	if rb, ok := BudgetFrom(req.Context()); ok {
+		if err := rb.Validate(); err != nil {
+			return nil, rb, err
+		}
 		b = rb
 	}
-	if err := b.Validate(); err != nil {
-		return b, err
-	}
-	if t.HeaderTimeout < 0 {
-		return b, fmt.Errorf("boundhttp: Transport.HeaderTimeout is negative (%v)", t.HeaderTimeout)
-	}
-	if t.JSON != nil {
-		if err := t.JSON.Validate(); err != nil {
-			return b, err
+	return cfg, b.WithDefaults(), nil
+}
+
+// config translates the Transport's fields into the engine's
+// configuration, once: an invalid field fails every request the same way.
+func (t *Transport) config() (*body.Config, error) {
+	t.cfgOnce.Do(func() {
+		t.cfgErr = t.Budget.Validate()
+		if t.cfgErr == nil && t.HeaderTimeout < 0 {
+			t.cfgErr = fmt.Errorf("boundhttp: Transport.HeaderTimeout is negative (%v)", t.HeaderTimeout)
 		}
-	}
-	return b.WithDefaults(), nil
+		if t.cfgErr == nil && t.JSON != nil {
+			t.cfgErr = t.JSON.Validate()
+		}
+		if t.cfgErr != nil {
+			return
+		}
+		t.cfg = body.Config{Side: body.Client, JSON: t.JSON}
+		t.cfg.Decoder, t.cfgErr = inflightOptions(t.DecodeOptions, t.InFlight)
+		if t.cfgErr != nil {
+			t.cfgErr = fmt.Errorf("boundhttp: Transport.DecodeOptions: %w", t.cfgErr)
+		}
+	})
+	return &t.cfg, t.cfgErr
 }
 
 // outgoing returns the request to send: a shallow copy of req with ctx,
@@ -313,15 +366,16 @@ func switched(req *http.Request, resp *http.Response, cancel context.CancelFunc)
 	return nil, refused(resp, nil, errUnrequestedSwitch)
 }
 
-// open checks what the headers declare and returns the decoding body of
-// resp, its timer started; on error resp's body is closed.
-func (t *Transport) open(ctx context.Context, resp *http.Response, b limits.Budget, cell *usageCell, cancel context.CancelFunc) (*bodyReader, error) {
-	fail := func(err error) (*bodyReader, error) {
-		cancel() // the connection is closed, not drained
+// open checks what the headers declare and opens rb on the body of resp as
+// src describes (budget, mode, context), its timer started; on error resp's
+// body is closed.
+func (t *Transport) open(rb *body.Body, cfg *body.Config, resp *http.Response, src body.Source) error {
+	fail := func(err error) error {
+		src.Cancel() // the connection is closed, not drained
 		resp.Body.Close()
-		return nil, err
+		return err
 	}
-	if err := b.CheckContentLength(resp.ContentLength); err != nil {
+	if err := src.Budget.CheckContentLength(resp.ContentLength); err != nil {
 		return fail(err)
 	}
 	ce := strings.Join(resp.Header.Values("Content-Encoding"), ",")
@@ -332,72 +386,27 @@ func (t *Transport) open(ctx context.Context, resp *http.Response, b limits.Budg
 		// header is the peer's and may be megabytes long.
 		return fail(&limits.Error{Stage: limits.StageEncoding, Encoding: peertext.Cut(codings[0]), Err: errPartialCoded})
 	}
-	body, err := newBodyReader(resp.Body, ce, b, t.decodeOptions(), cell, cancel, true)
-	if err != nil {
+	src.Body, src.Closer, src.Encoding = resp.Body, resp.Body, ce
+	src.JSON = t.JSON != nil && isJSON(resp.Header.Get("Content-Type"))
+	if !coded {
+		src.SizeHint = resp.ContentLength
+	}
+	if err := rb.Open(cfg, src); err != nil {
 		return fail(err)
 	}
-	if closeDelimited(resp) && !body.d.EndMarked() {
+	if closeDelimited(resp) && !rb.EndMarked() {
 		if !t.AllowCloseDelimited {
-			body.d.Close() // nothing was read; the source is closed by fail
+			rb.Close() // nothing was read; closes the source
 			return fail(&limits.Error{Stage: limits.StageIntegrity, Err: ErrCloseDelimited})
 		}
-		body.verified = false
-	}
-	t.inflightBody(body.d, ctx)
-	if b.Timeout > 0 {
-		body.startTimer(b.Timeout)
+		rb.Unverified()
 	}
 	if coded {
 		resp.Header.Del("Content-Encoding")
 		resp.Header.Del("Content-Length")
 		resp.Uncompressed = true
-	} else {
-		body.d.SetSizeHint(resp.ContentLength)
 	}
-	return body, nil
-}
-
-// stream hands body to the caller as it is read (streaming mode).
-func (t *Transport) stream(resp *http.Response, body *bodyReader) *http.Response {
-	resp.ContentLength = -1
-	resp.Body = body
-	if t.JSON != nil && isJSON(resp.Header.Get("Content-Type")) {
-		jc, _ := decoding.NewJSONChecker(*t.JSON) // validated in budgetFor
-		resp.Body = &jsonCheckReader{ReadCloser: body, c: jc, usage: body.c}
-	}
-	return resp
-}
-
-// lazy hands a redirect's body to the caller verified whole on first read.
-func (t *Transport) lazy(resp *http.Response, body *bodyReader) *http.Response {
-	l := &lazyBody{b: body}
-	if t.JSON != nil && isJSON(resp.Header.Get("Content-Type")) {
-		l.json = t.JSON
-	}
-	if resp.Uncompressed {
-		resp.ContentLength = -1 // the decoded length is not known yet
-	}
-	resp.Body = l
-	return resp
-}
-
-// whole reads, decodes and verifies the body before returning resp
-// (whole-body mode).
-func (t *Transport) whole(resp *http.Response, body *bodyReader) (*http.Response, error) {
-	chunks, err := body.readAll()
-	body.Close()
-	if err == nil && t.JSON != nil && isJSON(resp.Header.Get("Content-Type")) {
-		if err = checkJSONChunks(chunks, *t.JSON); err != nil {
-			chunks.Release()
-		}
-	}
-	if err != nil {
-		return nil, refused(resp, body.c, err)
-	}
-	full := newFullBody(chunks, body.c) // its Close gives back the chunks' charge
-	resp.Body = full
-	resp.ContentLength = full.size
-	return resp, nil
+	return nil
 }
 
 func closeRequestBody(req *http.Request) {

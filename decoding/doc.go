@@ -37,7 +37,7 @@
 //     64 KiB, 21 for 1 MiB, 23 for 5 MB). The process-wide answer is
 //     [WithInFlight], which charges 1.5 times the declared window (the
 //     decoder grows its ring buffer by copying it into one twice as large)
-//     plus [BrotliState] before the decoder exists.
+//     plus the decoder's own state before the decoder exists.
 //   - zstd: RFC 8878 frames. The frame headers are checked as the bytes pass,
 //     before the decoder sees them: a window above MaxWindowBytes is a
 //     [limits.StageWindow] rejection, declared content sizes whose sum exceeds

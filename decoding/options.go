@@ -1,42 +1,15 @@
 package decoding
 
 import (
-	"fmt"
-
+	"github.com/boundhttp/boundhttp/internal/decoder"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
 // An Option changes how a [Reader] accepts a body. Options are applied by
-// [NewReader] and [ReadAll], which report the first invalid one.
-type Option func(*config) error
-
-type config struct {
-	maxMembers      int
-	requireChecksum bool
-	inflight        *limits.InFlight // see WithInFlight
-}
-
-func newConfig(opts []Option) (config, error) {
-	if len(opts) == 0 {
-		// Without options nothing escapes: the config the options would
-		// be applied to costs an allocation per body.
-		return config{maxMembers: 1}, nil
-	}
-	return applyOptions(opts)
-}
-
-func applyOptions(opts []Option) (config, error) {
-	c := config{maxMembers: 1}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(&c); err != nil {
-			return c, err
-		}
-	}
-	return c, nil
-}
+// [NewReader] and [ReadAll], which report the first invalid one, and by
+// boundhttp's Transport and Middleware, which report it before any body
+// is read.
+type Option func(*decoder.Config) error
 
 // WithMaxMembers allows up to n concatenated gzip members, and up to n zstd
 // frames (skippable frames included), in one layer. All of them are charged
@@ -44,18 +17,7 @@ func applyOptions(opts []Option) (config, error) {
 // members cost CPU and produce nothing. The default is 1: a second member or
 // frame is rejected with [limits.StageIntegrity]. Zero means the default;
 // negative is an error.
-func WithMaxMembers(n int) Option {
-	return func(c *config) error {
-		if n < 0 {
-			return fmt.Errorf("decoding: WithMaxMembers(%d): negative", n)
-		}
-		if n == 0 {
-			n = 1
-		}
-		c.maxMembers = n
-		return nil
-	}
-}
+func WithMaxMembers(n int) Option { return Option(decoder.WithMaxMembers(n)) }
 
 // WithRequireChecksum accepts only bodies whose every content-coding
 // verifies the decoded bytes with a checksum: gzip (CRC-32 and length per
@@ -67,9 +29,49 @@ func WithMaxMembers(n int) Option {
 // wire bytes is empty under any coding and passes. The default is off: such
 // bodies are accepted on the strength of their own stream structure (see
 // the package documentation for what each coding verifies).
-func WithRequireChecksum() Option {
-	return func(c *config) error {
-		c.requireChecksum = true
-		return nil
-	}
-}
+func WithRequireChecksum() Option { return Option(decoder.WithRequireChecksum()) }
+
+// WithInFlight charges the body to the process-wide budget f (nil: none):
+// the state of each decoder before it is allocated, and, in [ReadAll] and
+// [Reader.ReadAll], the buffered body. What a decoder is charged:
+//
+//   - gzip, deflate: 64 KiB per layer (the 32 KiB window, the Huffman
+//     tables and the 4 KiB input buffer), when the decoder starts.
+//   - zstd: 640 KiB (block and literal buffers and tables) plus the window
+//     the frame header declares, per layer, when the header has been read
+//     and before the decoder sees it (the largest window of the layer's
+//     frames).
+//   - br: 3.5 MiB (the largest Huffman tree groups a meta-block header can
+//     ask for, the reader and its buffers) plus 1.5 times the window the
+//     stream header declares (its first one or two bytes: the decoder grows
+//     its ring buffer by copying it into one twice as large), before the
+//     brotli decoder is created.
+//   - identity: nothing.
+//
+// These are measured with runtime.MemStats and rounded up.
+//
+// A whole-body read first reserves, in one reservation together with the
+// first decoder's state, room for the body's bound: what remains of
+// MaxDecodedBytes (for the Transport and Middleware, an identity body's
+// Content-Length when it is smaller), plus up to one chunk of slack, never
+// more than the capacity. The bytes read are charged against that
+// reservation as they are buffered; what it did not use is given back at
+// the verified end.
+//
+// Only the first reservation of a body may wait for room; with a Reader of
+// this package it never waits (boundhttp's Transport and Middleware let it
+// wait as their InFlight fields document). Every later one (a second
+// layer's decoder, a zstd frame with a larger window, chunks beyond the
+// bound) fails at once. A refusal is a [*limits.Error] of
+// [limits.StageInFlight] (errors.Is [limits.ErrBusy]), sticky like every
+// breach; its Observed above its Limit means the body could never fit.
+//
+// Decoder state is given back when the decoders are released (at the end of
+// a whole-body read, or on Close); the buffered body when [ReadAll] returns
+// (the slice is the caller's and is not charged). A streaming Reader that
+// is never closed keeps its charge.
+//
+// Given to boundhttp's Transport or Middleware in DecodeOptions, it is the
+// same as their InFlight field: the body waits for room as that field
+// documents, and every charge ends when the body or the handler is done.
+func WithInFlight(f *limits.InFlight) Option { return Option(decoder.WithInFlight(f)) }

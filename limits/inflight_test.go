@@ -1,13 +1,9 @@
 package limits
 
 import (
-	"context"
-	"errors"
 	"math"
-	"math/rand/v2"
-	"sync"
+	"reflect"
 	"testing"
-	"time"
 )
 
 func TestNewInFlightPanics(t *testing.T) {
@@ -24,193 +20,34 @@ func TestNewInFlightPanics(t *testing.T) {
 	}
 }
 
-func TestHoldBoundaries(t *testing.T) {
+// TestInFlightExportsNoPlumbing: the accounting core is embedded in
+// InFlight, and every exported method of it would be promoted into the
+// public API. Users see the capacity and the gauges, nothing that reserves.
+func TestInFlightExportsNoPlumbing(t *testing.T) {
 	t.Parallel()
-	const limit = 1000
-	f := NewInFlight(limit)
-	var a, b Hold
-	a.Init(f)
-	b.Init(f)
-	if err := a.Grow(limit - 1); err != nil {
-		t.Fatalf("Grow(limit-1) = %v", err)
+	rt := reflect.TypeFor[*InFlight]()
+	var got []string
+	for i := range rt.NumMethod() {
+		got = append(got, rt.Method(i).Name)
 	}
-	if err := b.Grow(1); err != nil {
-		t.Fatalf("Grow to exactly the limit = %v, want nil", err)
-	}
-	err := b.Grow(1)
-	var e *Error
-	if !errors.As(err, &e) || !errors.Is(err, ErrBusy) || e.Stage != StageInFlight || e.Limit != limit || e.Observed != 2 {
-		t.Fatalf("Grow past the limit = %#v, want busy, limit %d, observed 2", err, limit)
-	}
-	if got, want := err.Error(), "limits: inflight: budget busy: needs 2 of limit 1000 bytes"; got != want {
-		t.Errorf("Error() = %q, want %q", got, want)
-	}
-	if got := f.InUse(); got != limit {
-		t.Errorf("InUse() = %d, want %d", got, limit)
-	}
-	b.Release()
-	a.Shrink(limit - 2)
-	if got, held := f.InUse(), a.Held(); got != 1 || held != 1 {
-		t.Errorf("after Shrink: InUse() = %d, Held() = %d, want 1, 1", got, held)
-	}
-	a.Release()
-	a.Release()
-	if got, peak := f.InUse(), f.Peak(); got != 0 || peak != limit {
-		t.Errorf("InUse() = %d, Peak() = %d, want 0, %d", got, peak, limit)
-	}
-	// Never fits: fails at once even with a context to wait on.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-	defer cancel()
-	err = a.Wait(ctx, limit+1)
-	if !errors.As(err, &e) || e.Observed != limit+1 || !errors.Is(err, ErrBusy) {
-		t.Fatalf("Wait(limit+1) = %v, want an immediate busy error", err)
-	}
-	if got, want := err.Error(), "limits: inflight limit exceeded: observed 1001 > limit 1000 bytes"; got != want {
-		t.Errorf("Error() = %q, want %q", got, want)
-	}
-	var none Hold
-	if err := none.Wait(ctx, math.MaxInt64); err != nil || none.Grow(math.MaxInt64) != nil {
-		t.Errorf("a Hold of no InFlight failed: %v", err)
+	if want := []string{"Cap", "InUse", "Peak"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("(*InFlight) methods = %v, want %v", got, want)
 	}
 }
 
-func TestWaitWakesOnRelease(t *testing.T) {
+// TestInFlightErrorText: the two texts of an inflight refusal, one that may
+// fit later and one that never can.
+func TestInFlightErrorText(t *testing.T) {
 	t.Parallel()
-	f := NewInFlight(100)
-	var a, b Hold
-	a.Init(f)
-	b.Init(f)
-	if err := a.Grow(100); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error)
-	go func() { done <- b.Wait(context.Background(), 60) }()
-	select {
-	case err := <-done:
-		t.Fatalf("Wait returned %v while the budget was full", err)
-	case <-time.After(20 * time.Millisecond):
-	}
-	a.Release()
-	if err := <-done; err != nil {
-		t.Fatalf("Wait after Release = %v", err)
-	}
-	// A Hold that holds bytes never waits.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-	defer cancel()
-	if err := b.Wait(ctx, 50); !errors.Is(err, ErrBusy) {
-		t.Fatalf("Wait while holding = %v, want an immediate ErrBusy", err)
-	}
-	// A waiter gives up when its context ends, with the context's error.
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel2()
-	err := a.Wait(ctx2, 50)
-	if !errors.Is(err, ErrBusy) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Wait until the deadline = %v, want ErrBusy and DeadlineExceeded", err)
-	}
-	b.Release()
-	if f.InUse() != 0 {
-		t.Fatalf("InUse() = %d, want 0", f.InUse())
-	}
-}
-
-// TestInFlightNoDeadlock runs 64 bodies of mixed sizes against a cap that
-// holds a few of them: each waits for its first reservation and grows
-// fail-fast after, as the Readers do. All finish within the bound, Peak
-// never exceeds Cap and InUse returns to 0. Sabotage: letting Grow wait
-// (h.f.acquire(context.Background(), n)) deadlocks and fails the bound.
-func TestInFlightNoDeadlock(t *testing.T) {
-	t.Parallel()
-	const cap = 1 << 20
-	f := NewInFlight(cap)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var ok, busy int
-	for i := range 64 {
-		wg.Go(func() {
-			r := rand.New(rand.NewPCG(uint64(i), 1))
-			for range 50 {
-				var h Hold
-				h.Init(f)
-				first := int64(1+r.IntN(8)) << 14 // 16 KiB .. 128 KiB
-				if err := h.Wait(context.Background(), first); err != nil {
-					t.Errorf("first Wait(%d) = %v", first, err)
-					return
-				}
-				var err error
-				for range r.IntN(8) {
-					if err = h.Grow(int64(1+r.IntN(16)) << 12); err != nil {
-						break
-					}
-					time.Sleep(time.Duration(r.IntN(50)) * time.Microsecond)
-				}
-				mu.Lock()
-				if err != nil {
-					busy++
-				} else {
-					ok++
-				}
-				mu.Unlock()
-				h.Release()
-			}
-		})
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("64 bodies did not finish within 20s: deadlock (InUse %d)", f.InUse())
-	}
-	if f.InUse() != 0 || f.Peak() > cap {
-		t.Fatalf("InUse() = %d, Peak() = %d, want 0 and <= %d", f.InUse(), f.Peak(), cap)
-	}
-	t.Logf("completed %d, failed fast %d, peak %d of %d", ok, busy, f.Peak(), cap)
-}
-
-func TestHoldNoAllocs(t *testing.T) {
-	f := NewInFlight(1 << 20)
-	ctx := context.Background()
-	allocs := testing.AllocsPerRun(1000, func() {
-		var h Hold
-		h.Init(f)
-		h.Wait(ctx, 100)
-		h.Grow(100)
-		h.Shrink(50)
-		h.Release()
-	})
-	if allocs != 0 {
-		t.Errorf("a reservation cycle allocates %v times, want 0", allocs)
-	}
-}
-
-func BenchmarkHold(b *testing.B) {
-	f := NewInFlight(1 << 40)
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			var h Hold
-			h.Init(f)
-			h.Wait(ctx, 4096)
-			h.Grow(512)
-			h.Release()
+	for _, tt := range []struct {
+		e    Error
+		want string
+	}{
+		{Error{Stage: StageInFlight, Limit: 1000, Observed: 2}, "limits: inflight: budget busy: needs 2 of limit 1000 bytes"},
+		{Error{Stage: StageInFlight, Limit: 1000, Observed: 1001}, "limits: inflight limit exceeded: observed 1001 > limit 1000 bytes"},
+	} {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
 		}
-	})
-}
-
-func TestHoldSplit(t *testing.T) {
-	t.Parallel()
-	f := NewInFlight(100)
-	var h Hold
-	h.Init(f)
-	h.Grow(60)
-	part := h.Split(40)
-	if h.Held() != 20 || part.Held() != 40 || f.InUse() != 60 {
-		t.Fatalf("after Split(40): %d and %d held, InUse %d; want 20, 40, 60", h.Held(), part.Held(), f.InUse())
-	}
-	h.Release()
-	part.Release()
-	if f.InUse() != 0 {
-		t.Fatalf("InUse() = %d, want 0", f.InUse())
 	}
 }

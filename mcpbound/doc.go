@@ -15,6 +15,11 @@
 // file and replaced by a note naming it, error texts over 11,000 characters
 // trimmed to their ends. [ReadLink] follows a resource_link to the end.
 //
+// What is SDK-agnostic (counting, cutting, stores, pages, ceilings,
+// spilling) lives in package github.com/boundhttp/boundhttp/mcpcore, which
+// the adapter for mark3labs/mcp-go (module mcpbound/mcpgo) shares: the
+// types and names that moved there keep working here as aliases.
+//
 // Units: characters are Unicode code points (what utf8.RuneCountInString
 // counts), never bytes; cuts fall between code points. Bytes are UTF-8
 // bytes. Tokens are whatever ClientLimits.Tokens counts, by default an

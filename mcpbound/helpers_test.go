@@ -2,39 +2,25 @@ package mcpbound
 
 import (
 	"context"
-	"regexp"
-	"strconv"
+	"fmt"
+	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundhttp/boundhttp/internal/testenc"
+	"github.com/boundhttp/boundhttp/mcpcore"
 )
 
 // mixed returns a text of n characters of one- to four-byte UTF-8.
 var mixed = testenc.MixedText
 
-var markerRE = regexp.MustCompile(`\[truncated: showing (\d+) of (\d+) characters`)
-
 // parseMarker returns N and M of the first marker in s.
-func parseMarker(t *testing.T, s string) (n, m int) {
-	t.Helper()
-	sm := markerRE.FindStringSubmatch(s)
-	if sm == nil {
-		t.Fatalf("no marker in %q", clip(s))
-	}
-	n, _ = strconv.Atoi(sm[1])
-	m, _ = strconv.Atoi(sm[2])
-	return n, m
-}
+var parseMarker = testenc.ParseMarker
 
 // clip shortens s for a failure message.
-func clip(s string) string {
-	if len(s) > 300 {
-		return s[:150] + "..." + s[len(s)-150:]
-	}
-	return s
-}
+var clip = testenc.Clip
 
 // textResult is a successful result of one text block.
 func textResult(s string) *mcp.CallToolResult {
@@ -69,3 +55,58 @@ func onlyText(t *testing.T, r *mcp.CallToolResult) string {
 
 // privateDir returns a new folder private to the user.
 var privateDir = testenc.PrivateDir
+
+// chars counts characters (code points) as the core does.
+func chars(s string) int { return utf8.RuneCountInString(s) }
+
+// head returns the first n characters of s (valid UTF-8).
+func head(s string, n int) string {
+	r := []rune(s)
+	return string(r[:min(max(n, 0), len(r))])
+}
+
+// tail returns the last n characters of s (valid UTF-8).
+func tail(s string, n int) string {
+	r := []rune(s)
+	return string(r[len(r)-min(max(n, 0), len(r)):])
+}
+
+// noteRoom returns the characters a page's navigation note may take for a
+// result of total characters.
+func noteRoom(total int) int {
+	return DefaultMaxResultChars - mcpcore.ServerLimits{}.PageChars(total)
+}
+
+// countingStore counts the results put into its store.
+type countingStore struct {
+	ResultStore
+	puts atomic.Int64
+}
+
+func (s *countingStore) Put(ctx context.Context, id, mimeType string, pages []string) error {
+	s.puts.Add(1)
+	return s.ResultStore.Put(ctx, id, mimeType, pages)
+}
+
+// Puts returns how many results were put.
+func (s *countingStore) Puts() int64 { return s.puts.Load() }
+
+// expiringStore is a store whose results all read as expired once expired
+// is set, as a store past its time to live answers.
+type expiringStore struct {
+	ResultStore
+	expired atomic.Bool
+}
+
+func (s *expiringStore) Page(ctx context.Context, id string, k int) (string, string, int, error) {
+	if s.expired.Load() {
+		return "", "", 0, fmt.Errorf("%w (results are kept for %v)", ErrExpiredResult, s.TTL())
+	}
+	return s.ResultStore.Page(ctx, id, k)
+}
+
+// The names the core gives the files of saved results.
+const (
+	spillPrefix = "mcp-result-"
+	spillSuffix = ".txt"
+)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -84,7 +83,7 @@ func TestServerStructuredCountedOnce(t *testing.T) {
 // TestServerErrorCut: an error text over the cap is cut the same way and
 // never kept in the store.
 func TestServerErrorCut(t *testing.T) {
-	store := NewStore(1<<20, time.Minute)
+	store := &countingStore{ResultStore: NewStore(1<<20, time.Minute)}
 	r := textResult(strings.Repeat("e", 5000))
 	r.IsError = true
 	out := serverCall(t, ServerLimits{MaxResultChars: 1000, Store: store}.Middleware(), r)
@@ -94,7 +93,7 @@ func TestServerErrorCut(t *testing.T) {
 	if n, m := parseMarker(t, onlyText(t, out)); m != 5000 || n < 800 {
 		t.Errorf("marker %d of %d", n, m)
 	}
-	if store.bytes != 0 {
+	if store.Puts() != 0 {
 		t.Errorf("an error result was kept")
 	}
 }
@@ -208,54 +207,6 @@ var resultURIRE = regexp.MustCompile(`mcpbound://result/[0-9a-f]{32}(\?page=[0-9
 
 func nextInText(text string) string { return resultURIRE.FindString(text) }
 
-// TestStoreExpiry: a link read after the time to live fails, saying so.
-// Sabotage: a TTL check of After(expires + ttl) keeps it readable.
-func TestStoreExpiry(t *testing.T) {
-	store := NewStore(1<<20, time.Minute)
-	now := time.Now()
-	store.now = func() time.Time { return now }
-	mw := ServerLimits{MaxResultChars: 1000, Store: store}.Middleware()
-	_, link := linked(t, mw, mixed(2000))
-	now = now.Add(time.Minute)
-	if _, err := readPage(mw, link.URI); err != nil {
-		t.Errorf("read at the time to live: %v", err)
-	}
-	now = now.Add(time.Nanosecond)
-	_, err := readPage(mw, link.URI)
-	if err == nil || !strings.Contains(err.Error(), "expired") {
-		t.Errorf("read after the time to live: %v, want an error saying it expired", err)
-	}
-}
-
-// TestStoreEviction: when the store is full the oldest results go; a result
-// bigger than the store is cut with the marker instead. Sabotage: a store
-// that never evicts fails the size check.
-func TestStoreEviction(t *testing.T) {
-	store := NewStore(5000, time.Minute)
-	mw := ServerLimits{MaxResultChars: 1000, Store: store}.Middleware()
-	var links []string
-	for i := 0; i < 4; i++ {
-		_, l := linked(t, mw, strings.Repeat(string(rune('a'+i)), 2000))
-		links = append(links, l.URI)
-	}
-	if store.bytes > 5000 {
-		t.Errorf("store holds %d bytes, cap 5000", store.bytes)
-	}
-	if _, err := readPage(mw, links[0]); err == nil {
-		t.Error("the oldest result survived a full store")
-	}
-	if _, err := readPage(mw, links[3]); err != nil {
-		t.Errorf("the newest result: %v", err)
-	}
-	out, l := linked(t, mw, strings.Repeat("z", 5001))
-	if l != nil || !strings.Contains(onlyText(t, out), "too large to keep") {
-		t.Errorf("a result bigger than the store: link %v, text %q", l, clip(onlyText(t, out)))
-	}
-	if _, m := parseMarker(t, onlyText(t, out)); m != 5001 {
-		t.Errorf("M = %d", m)
-	}
-}
-
 // TestServerEmbeddedText: an embedded text resource is text, counted and
 // cut with the rest; an embedded blob passes. Sabotage: leaving embedded
 // resources out of the count lets 5,000 characters through.
@@ -292,86 +243,5 @@ func TestStoreMarkerFitsMinimumCap(t *testing.T) {
 		if m != 100000 || !strings.HasPrefix(preview, head(s, n)+"\n") || !strings.Contains(preview, link.URI) {
 			t.Errorf("max %d: preview %q does not name the link with the right N and M", max, clip(preview))
 		}
-	}
-}
-
-// TestStoreExpiredThenNewResult: a link that expired says "expired" even
-// after a newer result was kept. Found: put swept expired entries away
-// first, so the expired link then read as "unknown result link (never
-// issued, or evicted to make room for newer results)", in a store with
-// room to spare.
-func TestStoreExpiredThenNewResult(t *testing.T) {
-	store := NewStore(1<<20, time.Minute)
-	now := time.Now()
-	store.now = func() time.Time { return now }
-	mw := ServerLimits{MaxResultChars: 1000, Store: store}.Middleware()
-	_, old := linked(t, mw, mixed(2000))
-	now = now.Add(2 * time.Minute)
-	if _, l := linked(t, mw, mixed(2000)); l == nil {
-		t.Fatal("no link for the newer result")
-	}
-	_, err := readPage(mw, old.URI)
-	if err == nil || !strings.Contains(err.Error(), "expired") {
-		t.Errorf("read of an expired link after a newer result: %v, want an error saying it expired", err)
-	}
-	if store.bytes > 1<<20 {
-		t.Errorf("store holds %d bytes", store.bytes)
-	}
-}
-
-// TestStoreConcurrent: results from many sessions at once, and reads of
-// their links (and of guessed, overflowing and malformed page URIs) racing
-// eviction, keep the store within its bytes; every read returns either
-// the exact page or a clear error. Run with -race.
-func TestStoreConcurrent(t *testing.T) {
-	store := NewStore(20000, time.Minute)
-	mw := ServerLimits{MaxResultChars: 1000, Store: store}.Middleware()
-	done := make(chan string, 8)
-	for g := 0; g < 8; g++ {
-		go func() {
-			for i := 0; i < 20; i++ {
-				s := strings.Repeat(string(rune('a'+g)), 2500+i)
-				out := serverCall(t, mw, textResult(s))
-				var uri string
-				for _, c := range out.Content {
-					if l, ok := c.(*mcp.ResourceLink); ok {
-						uri = l.URI
-					}
-				}
-				if uri == "" {
-					done <- "no link"
-					return
-				}
-				p := 1000 - noteRoom(len(s))
-				for k, u := range []string{uri, uri + "?page=2", uri + "?page=3"} {
-					page, err := readPage(mw, u)
-					switch {
-					case err != nil && !strings.Contains(err.Error(), "unknown"):
-						done <- "read " + u + ": " + err.Error()
-						return
-					case err == nil && page.Contents[0].Text != s[p*k:min(len(s), p*(k+1))]:
-						done <- "wrong page " + u
-						return
-					}
-				}
-				for _, u := range []string{uri + "?page=9223372036854775807", uri + "?page=99999999999999999999", uri + "?page=0", uri + "?page=1", uri + "?page=-2", uri + "?page=+2", uri + "?page=02", ResultURIPrefix + strings.Repeat("f", 32), uri + "x", ResultURIPrefix} {
-					if _, err := readPage(mw, u); err == nil || !strings.Contains(err.Error(), "Resource not found") {
-						done <- "read " + u + ": " + fmt.Sprint(err)
-						return
-					}
-				}
-			}
-			done <- ""
-		}()
-	}
-	for g := 0; g < 8; g++ {
-		if msg := <-done; msg != "" {
-			t.Error(msg)
-		}
-	}
-	store.mu.Lock()
-	defer store.mu.Unlock()
-	if store.bytes > 20000 || store.order.Len() != len(store.byID) {
-		t.Errorf("store holds %d bytes in %d entries (%d ids), cap 20000", store.bytes, store.order.Len(), len(store.byID))
 	}
 }

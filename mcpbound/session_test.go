@@ -89,9 +89,7 @@ func TestSessionMarker(t *testing.T) {
 // exact original; after the time to live the link fails, saying so.
 func TestSessionLink(t *testing.T) {
 	text := mib()
-	store := NewStore(64<<20, 10*time.Minute)
-	now := time.Now()
-	store.now = func() time.Time { return now }
+	store := &expiringStore{ResultStore: NewStore(64<<20, 10*time.Minute)}
 	cs := startSession(t, text, ServerLimits{MaxResultChars: 20000, Store: store}.Middleware())
 	res := callBig(t, cs)
 	var link *mcp.ResourceLink
@@ -130,7 +128,7 @@ func TestSessionLink(t *testing.T) {
 	if _, err := ReadLink(context.Background(), cs, link.URI, pages-1, 1<<21); err == nil {
 		t.Error("ReadLink with one page too few returned a prefix as the whole")
 	}
-	now = now.Add(10*time.Minute + time.Second)
+	store.expired.Store(true)
 	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: link.URI})
 	if err == nil || !strings.Contains(err.Error(), "expired") || !strings.Contains(err.Error(), "call the tool again") {
 		t.Errorf("expired link: %v, want an error saying it expired and what to do", err)

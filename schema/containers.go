@@ -22,19 +22,26 @@ func (w *walker) str(at *ptr, s map[string]any) *bound {
 
 // array bounds an array: at most maxItems items (or the length of a closed
 // tuple), the positional ones by their schemas, the rest by items. In a
-// dialect before 2020-12 prefixItems is not a keyword: the bound is the
-// larger of the readings with and without it, safe whichever a validator
-// takes.
+// dialect before 2020-12 prefixItems is not a keyword; in 2020-12 (a
+// document without $schema included) an array of items and additionalItems
+// are not, and the MCP Go SDK's validator skips them, so that every item
+// may be any value. Either way the bound is the larger of the readings with
+// and without the keyword, safe whichever a validator takes.
 func (w *walker) array(at *ptr, s map[string]any) *bound {
-	b := w.arrayAs(at, s, true)
+	b := w.arrayAs(at, s, true, true)
 	if w.noPrefix && has(s, "prefixItems") {
-		return most([]*bound{b, w.arrayAs(at, s, false)})
+		return most([]*bound{b, w.arrayAs(at, s, false, true)})
+	}
+	if _, ok := s["items"].([]any); ok && !w.noPrefix {
+		return most([]*bound{b, w.arrayAs(at, s, true, false)})
 	}
 	return b
 }
 
-func (w *walker) arrayAs(at *ptr, s map[string]any, prefix bool) *bound {
-	tuple, key, closed := tupleOf(s, prefix)
+// arrayAs bounds an array reading prefixItems only when prefix, and an
+// array of items as positional schemas only when itemsArray.
+func (w *walker) arrayAs(at *ptr, s map[string]any, prefix, itemsArray bool) *bound {
+	tuple, key, closed := tupleOf(s, prefix, itemsArray)
 	limit := int64(-1)
 	if v, ok := s["maxItems"]; ok {
 		n, ok := count(v)
@@ -77,12 +84,13 @@ func (w *walker) unboundedArray(at *ptr, s map[string]any, tuple []any, key, mes
 
 // tupleOf returns the positional item schemas (prefixItems, or an items
 // array in drafts before 2020-12), the keyword that holds them, and
-// whether no item may follow them. prefixItems is read only when prefix.
-func tupleOf(s map[string]any, prefix bool) ([]any, string, bool) {
+// whether no item may follow them. prefixItems is read only when prefix,
+// an items array only when itemsArray.
+func tupleOf(s map[string]any, prefix, itemsArray bool) ([]any, string, bool) {
 	if p, ok := s["prefixItems"].([]any); ok && prefix {
 		return p, "prefixItems", s["items"] == false
 	}
-	if p, ok := s["items"].([]any); ok {
+	if p, ok := s["items"].([]any); ok && itemsArray {
 		return p, "items", s["additionalItems"] == false
 	}
 	return nil, "prefixItems", false
@@ -101,6 +109,10 @@ func (w *walker) rest(at *ptr, s map[string]any, key string, extra int64) *bound
 		return open(at, KindAny, "%s is absent: every item (after any positional ones) may be any value", kw)
 	case !ok:
 		return open(at, KindAny, "%s is absent: %d items (after any positional ones) may be any value", kw, extra)
+	}
+	if _, ok := v.([]any); ok && kw == "items" { // a reading that takes no items array
+		return open(at.to(kw), KindInvalid, "items is an array, which draft 2020-12 (the dialect of a schema without $schema) does not read: "+
+			"every item may be any value; write prefixItems and items: false, or name draft-07 in $schema")
 	}
 	return w.node(at.to(kw), v)
 }

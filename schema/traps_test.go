@@ -435,3 +435,39 @@ func TestAuditReportsInsideAnUnboundedList(t *testing.T) {
 		}
 	}
 }
+
+// TestWorstCaseItemsArrayIn2020 pins the trap of reading a draft-07 tuple
+// (items as an array, additionalItems) in a 2020-12 document, the dialect
+// of a schema without $schema: 2020-12 has no array form of items and no
+// additionalItems, and the MCP Go SDK's validator (jsonschema-go) skips
+// both, so ["<any string>", {...}] is valid against the schema below; it
+// was bounded as [false]. In 2020-12 the array is a finding at /items; in
+// draft-07 and 2019-09 it is the tuple it says.
+func TestWorstCaseItemsArrayIn2020(t *testing.T) {
+	t.Parallel()
+	const tuple = `"type":"array","maxItems":2,"items":[{"type":"boolean"}],"additionalItems":false`
+	for _, d := range []string{"", `"$schema":"https://json-schema.org/draft/2020-12/schema",`} {
+		schema := `{` + d + tuple + `}`
+		if n, err := WorstCase([]byte(schema), Options{}); err == nil {
+			t.Errorf("WorstCase(%s) = %d, want ErrUnbounded: a 2020-12 validator does not read an items array", schema, n)
+		}
+		fs, err := Audit([]byte(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"invalid-schema /items"}, paths(fs)); diff != "" {
+			t.Errorf("Audit(%s) findings (-want +got):\n%s", schema, diff)
+		}
+		// No item at all: nothing to read them.
+		empty := `{` + d + `"type":"array","maxItems":0,"items":[{"type":"string"}]}`
+		if n, err := WorstCase([]byte(empty), Options{}); err != nil || n != 2 {
+			t.Errorf("WorstCase(%s) = %d, %v; want 2 ([])", empty, n, err)
+		}
+	}
+	for _, d := range []string{"http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema"} {
+		schema := `{"$schema":"` + d + `",` + tuple + `}`
+		if n, err := WorstCase([]byte(schema), Options{}); err != nil || n != 7 {
+			t.Errorf("WorstCase(%s) = %d, %v; want 7 ([false])", schema, n, err)
+		}
+	}
+}

@@ -1,6 +1,6 @@
-// Package chunk holds the pooled chunks that whole bodies are read into,
-// and the one way to read a [decoding.Reader] into them. It is internal:
-// pool plumbing is no part of the public API.
+// Package chunk holds the pooled chunks that whole bodies are read into
+// (by the decoder's ReadAllChunks). It is internal: pool plumbing is no part
+// of the public API.
 //
 // Only this package puts slices into a [List], and each comes from the
 // pools, so [List.Release] can never pool a slice of another origin: a
@@ -8,11 +8,9 @@
 package chunk
 
 import (
-	"errors"
-	"io"
 	"sync"
 
-	"github.com/boundhttp/boundhttp/limits"
+	"github.com/boundhttp/boundhttp/internal/inflight"
 )
 
 // Chunk sizes: the first is small so that small bodies stay cheap, later
@@ -37,13 +35,13 @@ const firstCap = 4
 // empty list. It is a small value (one slice); a copy shares the chunks, so
 // release only one copy. It is not safe for concurrent use.
 type List struct {
-	c    [][]byte    // only ever appended to by Next
-	hold limits.Hold // the in-flight charge of the chunks; see Charge
+	c    [][]byte      // only ever appended to by Next
+	hold inflight.Hold // the in-flight charge of the chunks; see Charge
 }
 
 // Charge makes l hold h, the in-flight charge of its chunks, and give it
 // back when the chunks are released or joined.
-func (l *List) Charge(h limits.Hold) { l.hold = h }
+func (l *List) Charge(h inflight.Hold) { l.hold = h }
 
 // Next takes a chunk of n bytes (0 < n <= MaxSize) from the pools, appends
 // it to l and returns it for filling. Its capacity is the smallest size
@@ -130,24 +128,4 @@ func (l *List) Release() {
 	clear(l.c)
 	l.c = l.c[:0]
 	l.hold.Release()
-}
-
-// readAll is installed by package decoding, which owns the Reader.
-var readAll func(io.Reader) (List, error)
-
-// Install sets the function [ReadAll] calls. Package decoding calls it from
-// its init; nothing else should.
-func Install(f func(io.Reader) (List, error)) { readAll = f }
-
-var errNoReader = errors.New("chunk: ReadAll needs a *decoding.Reader")
-
-// ReadAll reads r, which must be a *decoding.Reader, to its verified end
-// and returns the decoded bytes as pooled chunks, or an error and no bytes.
-// It returns the decoders to their pools and does not close the source.
-// Give the chunks back with [List.Release] when done.
-func ReadAll(r io.Reader) (List, error) {
-	if readAll == nil {
-		return List{}, errNoReader
-	}
-	return readAll(r)
 }

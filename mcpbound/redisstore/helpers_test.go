@@ -2,20 +2,15 @@ package redisstore_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/boundhttp/boundhttp/internal/testenc"
-	"github.com/boundhttp/boundhttp/mcpbound"
+	"github.com/boundhttp/boundhttp/mcpcore"
 )
 
 // redisServer is a redis-server started by a test on loopback, with no
@@ -95,51 +90,51 @@ func (r *redisServer) client(t *testing.T) *redis.Client {
 // mixed returns n characters of one- to four-byte UTF-8.
 var mixed = testenc.MixedText
 
-// instance serves an MCP server whose tool "big" returns text, capped by
-// limits, on loopback, and returns a client session to it.
-func instance(t *testing.T, limits mcpbound.ServerLimits, text string) *mcp.ClientSession {
-	t.Helper()
-	server := mcp.NewServer(&mcp.Implementation{Name: "fleet", Version: "v1"},
-		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{}}})
-	server.AddTool(&mcp.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
-		})
-	server.AddReceivingMiddleware(limits.Middleware())
-	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
-	t.Cleanup(srv.Close)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(context.Background(),
-		&mcp.StreamableClientTransport{Endpoint: srv.URL, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+// instance is one server instance of a fleet, as the core sees it: its
+// tool returns text, capped by limits.
+type instance struct {
+	srv  *mcpcore.Server
+	text string
 }
 
-// callBig calls the tool and returns its text and its link.
-func callBig(t *testing.T, cs *mcp.ClientSession) (text, link string) {
+// newInstance returns an instance whose tool returns text, capped by limits.
+func newInstance(t *testing.T, limits mcpcore.ServerLimits, text string) *instance {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "big", Arguments: map[string]any{}})
+	srv, err := mcpcore.NewServer(limits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *mcp.TextContent:
-			text = c.Text
-		case *mcp.ResourceLink:
-			link = c.URI
-		}
+	return &instance{srv: srv, text: text}
+}
+
+// callBig calls the tool and returns the text of its result and its link.
+func (in *instance) callBig(t *testing.T) (text, link string) {
+	t.Helper()
+	rep := in.srv.Cap(context.Background(), mcpcore.Result{Content: []mcpcore.Content{{Kind: mcpcore.Text, Text: in.text}}})
+	if rep == nil {
+		return in.text, ""
 	}
-	return text, link
+	if rep.Link != nil {
+		link = rep.Link.URI
+	}
+	return rep.Text, link
+}
+
+// read reads one page of a link through the instance.
+func (in *instance) read(uri string) (*mcpcore.ResultPage, error) {
+	return in.srv.Read(context.Background(), uri)
+}
+
+// readLink follows a link to its end through the instance.
+func (in *instance) readLink(uri string, maxPages, maxChars int) (string, error) {
+	return mcpcore.FollowLink(context.Background(), uri, maxPages, maxChars, func(ctx context.Context, uri string) ([]string, string, error) {
+		p, err := in.srv.Read(ctx, uri)
+		if err != nil {
+			return nil, "", err
+		}
+		return []string{p.Data}, p.Next, nil
+	})
 }
 
 // clip shortens s for a message.
-func clip(s string) string {
-	if len(s) > 300 {
-		return fmt.Sprintf("%s...%s", s[:150], s[len(s)-150:])
-	}
-	return s
-}
+var clip = testenc.Clip

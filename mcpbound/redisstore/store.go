@@ -11,12 +11,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/boundhttp/boundhttp/mcpbound"
+	"github.com/boundhttp/boundhttp/mcpcore"
 )
 
 // Defaults of [Config], used for its zero fields.
 const (
-	DefaultMaxBytes = mcpbound.DefaultStoreBytes // 64 MiB of results in all
+	DefaultMaxBytes = mcpcore.DefaultStoreBytes // 64 MiB of results in all
 	DefaultPrefix   = "mcpbound:{results}:"
 	DefaultTimeout  = 5 * time.Second
 )
@@ -37,7 +37,7 @@ type Config struct {
 	Timeout time.Duration
 }
 
-// A Store is an [mcpbound.ResultStore] in Redis. It is safe for concurrent
+// A Store is an [mcpcore.ResultStore] in Redis. It is safe for concurrent
 // use; any number of instances (each with its own Store and client) may
 // share one Redis and Prefix.
 type Store struct {
@@ -46,30 +46,30 @@ type Store struct {
 	cfg Config
 }
 
-var _ mcpbound.ResultStore = (*Store)(nil)
+var _ mcpcore.ResultStore = (*Store)(nil)
 
 // New returns a Store on rdb with the default Config whose results stay
-// readable for ttl (zero means mcpbound.DefaultStoreTTL, 10 minutes).
+// readable for ttl (zero means mcpcore.DefaultStoreTTL, 10 minutes).
 func New(rdb redis.UniversalClient, ttl time.Duration) (*Store, error) {
 	return Config{}.New(rdb, ttl)
 }
 
 // New returns a Store on rdb with this configuration whose results stay
-// readable for ttl (zero means mcpbound.DefaultStoreTTL). It does not
+// readable for ttl (zero means mcpcore.DefaultStoreTTL). It does not
 // contact Redis: an unreachable Redis shows in the results, not here.
 func (c Config) New(rdb redis.UniversalClient, ttl time.Duration) (*Store, error) {
 	switch {
 	case rdb == nil:
 		return nil, errors.New("redisstore: no Redis client")
 	case ttl < 0 || (ttl > 0 && ttl < time.Millisecond):
-		return nil, fmt.Errorf("redisstore: time to live %v: below one millisecond (zero means the default, %v)", ttl, mcpbound.DefaultStoreTTL)
+		return nil, fmt.Errorf("redisstore: time to live %v: below one millisecond (zero means the default, %v)", ttl, mcpcore.DefaultStoreTTL)
 	case c.MaxBytes < 0:
 		return nil, fmt.Errorf("redisstore: Config.MaxBytes %d: negative (zero means the default)", c.MaxBytes)
 	case c.Timeout < 0:
 		return nil, fmt.Errorf("redisstore: Config.Timeout %v: negative (zero means the default)", c.Timeout)
 	}
 	if ttl == 0 {
-		ttl = mcpbound.DefaultStoreTTL
+		ttl = mcpcore.DefaultStoreTTL
 	}
 	if c.MaxBytes == 0 {
 		c.MaxBytes = DefaultMaxBytes
@@ -105,14 +105,14 @@ var putLua string
 
 var putScript = redis.NewScript(putLua)
 
-// Put keeps the pages of result id; see [mcpbound.ResultStore].
+// Put keeps the pages of result id; see [mcpcore.ResultStore].
 func (s *Store) Put(ctx context.Context, id, mimeType string, pages []string) error {
 	var size int64
 	for _, p := range pages {
 		size += int64(len(p))
 	}
 	if size > s.cfg.MaxBytes {
-		return fmt.Errorf("%w: %d bytes, more than the whole store (%d bytes)", mcpbound.ErrResultTooLarge, size, s.cfg.MaxBytes)
+		return fmt.Errorf("%w: %d bytes, more than the whole store (%d bytes)", mcpcore.ErrResultTooLarge, size, s.cfg.MaxBytes)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
@@ -127,15 +127,15 @@ func (s *Store) Put(ctx context.Context, id, mimeType string, pages []string) er
 	case err != nil:
 		return fmt.Errorf("redisstore: keeping a result: %w", err)
 	case n != 1:
-		return fmt.Errorf("%w: no room in the store (%d bytes)", mcpbound.ErrResultTooLarge, s.cfg.MaxBytes)
+		return fmt.Errorf("%w: no room in the store (%d bytes)", mcpcore.ErrResultTooLarge, s.cfg.MaxBytes)
 	}
 	return nil
 }
 
-// Page returns page k (0-based) of result id; see [mcpbound.ResultStore].
+// Page returns page k (0-based) of result id; see [mcpcore.ResultStore].
 func (s *Store) Page(ctx context.Context, id string, k int) (text, mimeType string, pages int, err error) {
 	if k < 0 {
-		return "", "", 0, fmt.Errorf("%w: page %d", mcpbound.ErrNoSuchPage, k+1)
+		return "", "", 0, fmt.Errorf("%w: page %d", mcpcore.ErrNoSuchPage, k+1)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
@@ -153,16 +153,16 @@ func (s *Store) Page(ctx context.Context, id string, k int) (text, mimeType stri
 		case err != nil:
 			return "", "", 0, fmt.Errorf("redisstore: reading a page: %w", err)
 		case n == 1:
-			return "", "", 0, fmt.Errorf("%w (results are kept for %v)", mcpbound.ErrExpiredResult, s.ttl)
+			return "", "", 0, fmt.Errorf("%w (results are kept for %v)", mcpcore.ErrExpiredResult, s.ttl)
 		}
-		return "", "", 0, mcpbound.ErrUnknownResult
+		return "", "", 0, mcpcore.ErrUnknownResult
 	}
 	pages, err = strconv.Atoi(count)
 	if err != nil || pages < 1 {
 		return "", "", 0, fmt.Errorf("redisstore: result %s has a malformed page count %q", id, count)
 	}
 	if k >= pages {
-		return "", "", 0, fmt.Errorf("%w: page %d of a result that has %d pages", mcpbound.ErrNoSuchPage, k+1, pages)
+		return "", "", 0, fmt.Errorf("%w: page %d of a result that has %d pages", mcpcore.ErrNoSuchPage, k+1, pages)
 	}
 	text, ok := vals[2].(string)
 	if !ok {

@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/boundhttp/boundhttp/mcpbound"
 	"github.com/boundhttp/boundhttp/mcpbound/redisstore"
+	"github.com/boundhttp/boundhttp/mcpcore"
 )
 
 // TestFleetReadsAnotherInstancesLink: two server instances, each with its
@@ -22,35 +21,35 @@ import (
 func TestFleetReadsAnotherInstancesLink(t *testing.T) {
 	r := startRedis(t)
 	text := mixed(300000)
-	var sessions []*mcp.ClientSession
+	var sessions []*instance
 	for range 2 {
 		store, err := redisstore.New(r.client(t), time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sessions = append(sessions, instance(t, mcpbound.ServerLimits{MaxResultChars: 20000, Store: store}, text))
+		sessions = append(sessions, newInstance(t, mcpcore.ServerLimits{MaxResultChars: 20000, Store: store}, text))
 	}
-	preview, link := callBig(t, sessions[0])
+	preview, link := sessions[0].callBig(t)
 	if link == "" {
 		t.Fatalf("no link from instance A: %q", clip(preview))
 	}
 	pages := 0
 	var b strings.Builder
 	for uri := link; uri != "" && pages < 100; pages++ {
-		page, err := sessions[1].ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		page, err := sessions[1].read(uri)
 		if err != nil {
 			t.Fatalf("instance B, page %d: %v", pages+1, err)
 		}
-		b.WriteString(page.Contents[0].Text)
-		uri, _ = page.Meta[mcpbound.NextKey].(string)
+		b.WriteString(page.Data)
+		uri = page.Next
 		if pages == 0 {
-			t.Logf("instance B, page 1 of %v: %d characters of data, note %q", page.Meta["pages"], len([]rune(page.Contents[0].Text)), page.Contents[1].Text)
+			t.Logf("instance B, page 1 of %v: %d characters of data, note %q", page.Pages, len([]rune(page.Data)), page.Note)
 		}
 	}
 	if b.String() != text {
 		t.Errorf("instance B: %d pages join to %d bytes, want the %d bytes of the result", pages, b.Len(), len(text))
 	}
-	got, err := mcpbound.ReadLink(context.Background(), sessions[1], link, 100, 1<<20)
+	got, err := sessions[1].readLink(link, 100, 1<<20)
 	if err != nil || got != text {
 		t.Errorf("ReadLink on instance B: %d bytes, %v", len(got), err)
 	}
@@ -90,10 +89,10 @@ func TestExpiredLinkSaysExpired(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if _, _, _, err := store.Page(ctx, id, 0); !errors.Is(err, mcpbound.ErrExpiredResult) {
+	if _, _, _, err := store.Page(ctx, id, 0); !errors.Is(err, mcpcore.ErrExpiredResult) {
 		t.Errorf("read after the time to live: %v, want ErrExpiredResult", err)
 	}
-	if _, _, _, err := store.Page(ctx, strings.Repeat("cd", 16), 0); !errors.Is(err, mcpbound.ErrUnknownResult) {
+	if _, _, _, err := store.Page(ctx, strings.Repeat("cd", 16), 0); !errors.Is(err, mcpcore.ErrUnknownResult) {
 		t.Errorf("read of a link never issued: %v, want ErrUnknownResult", err)
 	}
 }
@@ -111,28 +110,28 @@ func TestRedisStoppedMidRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := mixed(5000)
-	cs := instance(t, mcpbound.ServerLimits{MaxResultChars: 1000, Store: store}, text)
-	_, link := callBig(t, cs)
-	page, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: link})
+	cs := newInstance(t, mcpcore.ServerLimits{MaxResultChars: 1000, Store: store}, text)
+	_, link := cs.callBig(t)
+	page, err := cs.read(link)
 	if err != nil {
 		t.Fatal(err)
 	}
-	next, _ := page.Meta[mcpbound.NextKey].(string)
+	next := page.Next
 	r.stop()
-	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: next})
+	_, err = cs.read(next)
 	if err == nil || !strings.Contains(err.Error(), "the result store failed") || !strings.Contains(err.Error(), "redisstore") {
 		t.Errorf("page 2 with Redis stopped: %v, want an error saying the store failed", err)
 	}
 	t.Logf("page 2 with Redis stopped: %v", err)
-	if _, err := mcpbound.ReadLink(context.Background(), cs, link, 100, 1<<20); err == nil {
+	if _, err := cs.readLink(link, 100, 1<<20); err == nil {
 		t.Error("ReadLink with Redis stopped returned a result")
 	}
-	preview, l := callBig(t, cs)
+	preview, l := cs.callBig(t)
 	if l != "" || !strings.Contains(preview, "[truncated: showing ") || !strings.Contains(preview, "could not be kept") {
 		t.Errorf("tools/call with Redis stopped: link %q, %q", l, clip(preview))
 	}
 	r.start()
-	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: next})
+	_, err = cs.read(next)
 	if err == nil || !strings.Contains(err.Error(), "unknown result link") {
 		t.Errorf("page 2 after Redis restarted empty: %v, want unknown", err)
 	}
@@ -168,16 +167,16 @@ func TestStoreBound(t *testing.T) {
 			t.Errorf("after %d results the store counts %d bytes, bound 5000", i+1, total)
 		}
 	}
-	if _, _, _, err := store.Page(ctx, ids[0], 0); !errors.Is(err, mcpbound.ErrUnknownResult) {
+	if _, _, _, err := store.Page(ctx, ids[0], 0); !errors.Is(err, mcpcore.ErrUnknownResult) {
 		t.Errorf("the oldest result: %v, want ErrUnknownResult (evicted)", err)
 	}
 	if text, _, _, err := store.Page(ctx, ids[5], 1); err != nil || text != strings.Repeat("y", 1000) {
 		t.Errorf("the newest result: %v", err)
 	}
-	if _, _, _, err := store.Page(ctx, ids[5], 2); !errors.Is(err, mcpbound.ErrNoSuchPage) {
+	if _, _, _, err := store.Page(ctx, ids[5], 2); !errors.Is(err, mcpcore.ErrNoSuchPage) {
 		t.Errorf("page 3 of 2: %v", err)
 	}
-	if err := store.Put(ctx, strings.Repeat("9", 32), "text/plain", []string{strings.Repeat("z", 5001)}); !errors.Is(err, mcpbound.ErrResultTooLarge) {
+	if err := store.Put(ctx, strings.Repeat("9", 32), "text/plain", []string{strings.Repeat("z", 5001)}); !errors.Is(err, mcpcore.ErrResultTooLarge) {
 		t.Errorf("a result of 5001 bytes in a store of 5000: %v", err)
 	}
 	if text, _, _, err := other.Page(ctx, keep, 0); err != nil || len(text) != 4000 {
@@ -227,7 +226,7 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 	s, _ := redisstore.New(rdb, 0)
-	if s.TTL() != mcpbound.DefaultStoreTTL {
+	if s.TTL() != mcpcore.DefaultStoreTTL {
 		t.Errorf("default TTL %v", s.TTL())
 	}
 }

@@ -1,8 +1,0 @@
-//go:build race
-
-package decoding
-
-// raceEnabled reports whether the race detector is on. Under it sync.Pool
-// drops objects at random, so tests that count allocations of pooled state
-// skip.
-const raceEnabled = true

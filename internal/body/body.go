@@ -1,0 +1,409 @@
+// Package body is the engine every HTTP body of boundhttp runs on: one
+// type, [Body], owns a body's whole life, on the client (the Transport's
+// response bodies) and on the server (the Middleware's request bodies).
+//
+// A Body owns its source (the bytes off the connection), the decoder and
+// its layers (pooled), the pooled chunks a whole body is held in, the read
+// guard that gives that state an owner while Close may come from another
+// goroutine (entered and left with defer, so a panic in a decoder cannot
+// strand it), the body's in-flight charge, its usage record, its deadline
+// (a timer on the client, read deadlines on the server) and the JSON shape
+// check, one more layer over the decoded bytes. Streaming, whole and lazy
+// (a redirect's body, verified whole on first read) are its modes; Close
+// and Finish are its one end-of-life protocol.
+//
+// The Transport and the Middleware translate their configuration into a
+// [Config] once, before any I/O, and describe each body by a [Source].
+package body
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/boundhttp/boundhttp/internal/chunk"
+	"github.com/boundhttp/boundhttp/internal/decoder"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// Mode is how a body reaches its reader. Only the caller chooses it; the
+// peer only supplies bytes.
+type Mode uint8
+
+const (
+	// Stream hands decoded bytes on as they are read: a breach is a
+	// sticky error, io.EOF comes only after the verified end.
+	Stream Mode = iota
+	// Whole is read and verified by [Body.ReadAll] before anyone reads it,
+	// then served from pooled chunks.
+	Whole
+	// Lazy is Whole, read on the first Read or WriteTo instead of by the
+	// owner: a redirect's body, which http.Client may close unread.
+	Lazy
+)
+
+// Side is who reads the body: it decides the deadline mechanism and what
+// errors mean.
+type Side uint8
+
+const (
+	// Client bodies are responses: Budget.Timeout runs from Open (the
+	// headers' arrival) on a timer that cancels the request; Close closes
+	// the connection's body.
+	Client Side = iota
+	// Server bodies are requests: Budget.Timeout is a read deadline on the
+	// connection, and a failed read is classified for the answer (see
+	// [Body.Breach]).
+	Server
+)
+
+// Config is what a Transport or a Middleware decided once, validated
+// before any I/O; it is shared, read-only, by all their bodies.
+type Config struct {
+	Side    Side
+	Decoder decoder.Config // the decoding options, in-flight budget included
+	JSON    *limits.JSON   // the shape check of bodies whose Source asks for it; validated
+
+	// Wrap, on the server, turns a breach into the error a streaming
+	// handler reads (nil: the *limits.Error itself).
+	Wrap func(*limits.Error) error
+
+	// ClosedErr is what a Read returns after Close (nil: [ErrClosed]).
+	ClosedErr error
+}
+
+// Source describes one body.
+type Source struct {
+	Body     io.Reader     // the bytes off the connection
+	Closer   io.Closer     // closed by Close (the connection's body), or nil
+	Encoding string        // the Content-Encoding value, several lines joined with ","
+	Budget   limits.Budget // validated, defaults applied
+	Mode     Mode
+	SizeHint int64 // the decoded size to expect (an identity body's Content-Length), or <= 0
+	JSON     bool  // check the shape against Config.JSON
+
+	// Ctx is the request's context: the in-flight wait ends with it, and
+	// on the server it tells a client that is gone.
+	Ctx context.Context
+	// InFlightWait bounds the first in-flight reservation's wait: < 0 until
+	// Ctx is done, 0 no wait.
+	InFlightWait time.Duration
+
+	// Cancel, on the client, ends a blocked read of the connection (it
+	// cancels the request's context); the timer and Close call it.
+	Cancel context.CancelFunc
+	// RC, on the server, sets the connection's read deadlines; ArmedAt is
+	// when the Middleware set the first one (zero: none was set).
+	RC      *http.ResponseController
+	ArmedAt bool
+}
+
+// Body is one HTTP body through its whole life. The zero Body is ready for
+// [Body.Open]; [Body.Usage] may be taken before Open, for a context value
+// that outlives the Body's handing-out.
+//
+// Close (and Finish) may be called from another goroutine while a Read is
+// in progress; Read, WriteTo and Take have one caller at a time (a second
+// concurrent Read fails with [ErrConcurrentRead]).
+type Body struct {
+	g     guard
+	cfg   *Config
+	src   Source
+	usage Usage
+
+	d    *decoder.Reader      // nil once released
+	json *decoder.JSONChecker // the stream's shape check, or nil
+	some bool                 // the JSON check saw a byte
+
+	verified bool // io.EOF is a verified end (false: a close-delimited body)
+	ended    bool // the verified end was reached
+	err      error
+	breach   *limits.Error // server: the rejection to answer
+
+	// whole bodies, once read
+	full   bool
+	chunks chunk.List // released by whoever leaves the guard last
+	i, off int        // the next byte is chunks.Chunk(i)[off]
+	size   int64
+
+	// deadline
+	timer   *time.Timer // client
+	start   time.Time   // client: when the headers arrived
+	expired atomic.Bool // client: the timer fired
+	aborted atomic.Bool // the source was closed
+	started bool        // server: the first Read came
+	armed   bool        // server: a read deadline is set
+}
+
+// Usage returns the body's usage record.
+func (b *Body) Usage() *Usage { return &b.usage }
+
+var readers = sync.Pool{New: func() any { return new(decoder.Reader) }}
+
+var checkers = sync.Pool{New: func() any { return new(decoder.JSONChecker) }}
+
+// Open makes b the body src describes under cfg, and starts its timer. It
+// reads nothing. It fails only on what the Content-Encoding declares: too
+// many layers or an unsupported coding (the budget and the options were
+// validated with cfg); b then holds nothing and src is left to the caller.
+func (b *Body) Open(cfg *Config, src Source) *limits.Error {
+	d := readers.Get().(*decoder.Reader)
+	if err := d.Reset(src.Body, src.Encoding, src.Budget, cfg.Decoder); err != nil {
+		readers.Put(d)
+		return err
+	}
+	b.cfg, b.src, b.d, b.verified = cfg, src, d, true
+	if src.SizeHint > 0 {
+		d.SetSizeHint(src.SizeHint)
+	}
+	if cfg.Decoder.Charges() && src.InFlightWait != 0 {
+		d.SetInFlightWait(src.Ctx, src.InFlightWait)
+	}
+	if src.JSON && cfg.JSON != nil && src.Mode == Stream {
+		b.json = checkers.Get().(*decoder.JSONChecker)
+		b.json.Reset(*cfg.JSON) // validated with the Config
+	}
+	b.armed = src.ArmedAt
+	if cfg.Side == Client && src.Budget.Timeout > 0 {
+		b.start = time.Now()
+		b.timer = time.AfterFunc(src.Budget.Timeout, b.expire)
+	}
+	return nil
+}
+
+// EndMarked reports whether the body's codings mark its end themselves
+// (see decoder.Reader.EndMarked). Call it before the first Read.
+func (b *Body) EndMarked() bool { return b.d.EndMarked() }
+
+// Unverified records that the body's end cannot be verified (a
+// close-delimited body accepted as such): its usage never reports it
+// verified.
+func (b *Body) Unverified() { b.verified = false }
+
+// Breach returns, on the server, the rejection to answer after a failed
+// read, or nil when there is none or the client is gone.
+func (b *Body) Breach() *limits.Error { return b.breach }
+
+// Size returns the decoded size of a whole body that was read.
+func (b *Body) Size() int64 { return b.size }
+
+// expire runs when Budget.Timeout elapses on the client: cancelling the
+// request's context makes the blocked read return and closes the
+// connection.
+func (b *Body) expire() {
+	b.expired.Store(true)
+	b.src.Cancel()
+}
+
+// Read reads decoded bytes: as they come (Stream) or from the verified
+// whole body (Whole, Lazy).
+func (b *Body) Read(p []byte) (n int, err error) {
+	if err := b.g.enter(); err != nil {
+		return 0, b.closedErr(err)
+	}
+	done := false
+	defer func() {
+		if b.leave(done) && err != nil && err != io.EOF && b.cfg.Side == Client {
+			err = ErrClosed // the Read that Close cut short
+		}
+	}()
+	switch {
+	case b.src.Mode == Stream:
+		n, err = b.readStream(p)
+	case b.open() == nil:
+		n, err = b.readFull(p)
+	default:
+		err = b.err
+	}
+	done = true
+	return n, err
+}
+
+// leave ends a Read, WriteTo or ReadAll that entered the guard; its
+// caller defers it, so that it runs however the call ends. After a panic
+// (done false) the decoder's state is dropped. If Close came meanwhile,
+// the state is released here, and leave reports it.
+func (b *Body) leave(done bool) (closed bool) {
+	if !done {
+		b.broken() // a panic: the decoder's state cannot be trusted
+	}
+	if b.g.leave() {
+		b.release()
+		return true
+	}
+	return false
+}
+
+// WriteTo writes the rest of a whole body to w without an intermediate
+// buffer; a Close from another goroutine takes effect between writes. A
+// streaming body is copied through a buffer, as io.Copy would.
+func (b *Body) WriteTo(w io.Writer) (n int64, err error) {
+	if b.src.Mode == Stream {
+		return io.Copy(w, readerOnly{b})
+	}
+	if err := b.g.enter(); err != nil {
+		return 0, b.closedErr(err)
+	}
+	done := false
+	defer func() { b.leave(done) }()
+	if err = b.open(); err == nil {
+		n, err = b.writeFull(w)
+	}
+	done = true
+	return n, err
+}
+
+// readerOnly hides WriteTo from io.Copy.
+type readerOnly struct{ io.Reader }
+
+// ReadAll reads a Whole body to its verified end and checks its shape; the
+// owner calls it before anyone else can reach the body. Afterwards the body
+// is served from its chunks, the decoder is back in its pool and, on the
+// client, the connection is done with. On error nothing is held but the
+// source, which Close closes.
+func (b *Body) ReadAll() (err error) {
+	if err := b.g.enter(); err != nil {
+		return b.closedErr(err)
+	}
+	done := false
+	defer func() { b.leave(done) }()
+	err = b.readAll()
+	done = true
+	return err
+}
+
+// Take returns the rest of a whole body and leaves it at its end, without
+// copies where it can: a body not yet read from is handed over by
+// [chunk.List.Join] (its one chunk as it is, or all of them joined once).
+// The rest of a body partly read is copied out and the chunks are
+// released. Its in-flight charge ends: the bytes are the caller's.
+func (b *Body) Take() ([]byte, error) {
+	if err := b.g.enter(); err != nil {
+		return nil, b.closedErr(err)
+	}
+	done := false
+	defer func() { b.leave(done) }()
+	if err := b.open(); err != nil {
+		done = true
+		return nil, err
+	}
+	var out []byte
+	if b.i == 0 && b.off == 0 {
+		out = b.chunks.Join()
+	} else {
+		out = make([]byte, 0, b.rest())
+		for i := b.i; i < b.chunks.Len(); i++ {
+			out = append(out, b.chunks.Chunk(i)[b.off:]...)
+			b.off = 0
+		}
+		b.chunks.Release()
+	}
+	b.i, b.off = 0, 0 // the list is empty now
+	done = true
+	return out, nil
+}
+
+// Close ends the body: it aborts a Read in progress (on the client it
+// cancels the request and closes the connection's body; on the server it
+// closes the request's body, which ends a blocked Read where the server
+// allows) and releases the decoder, chunks and in-flight charge now or, if
+// a Read is in progress, when that Read returns. Reads after Close fail.
+// Close is idempotent and safe to call from another goroutine.
+func (b *Body) Close() error {
+	first, release := b.g.close()
+	if !first {
+		return nil
+	}
+	err := b.abort()
+	if release {
+		b.release()
+	}
+	if b.src.Mode != Stream {
+		return nil // the body was, or never will be, read off the source
+	}
+	return err
+}
+
+// Finish ends the body's life without closing its source: a server calls
+// it when the handler has returned (closing a request body with unread
+// bytes would make net/http read them). Everything the body holds goes
+// back, now or when a Read still in progress returns.
+func (b *Body) Finish() {
+	if _, release := b.g.close(); release {
+		b.release()
+	}
+}
+
+// closedErr is what a Read returns when the guard refuses it.
+func (b *Body) closedErr(err error) error {
+	if err == ErrClosed && b.cfg != nil && b.cfg.ClosedErr != nil {
+		return b.cfg.ClosedErr
+	}
+	return err
+}
+
+// release frees the decoder, the JSON checker and the chunks, giving back
+// the body's in-flight charge; only the guard's owner calls it.
+func (b *Body) release() {
+	b.releaseDecoder()
+	b.chunks.Release()
+}
+
+// releaseDecoder returns the decoder and the JSON checker to their pools.
+func (b *Body) releaseDecoder() {
+	if b.d != nil {
+		b.d.Recycle()
+		readers.Put(b.d)
+		b.d = nil
+	}
+	if b.json != nil {
+		checkers.Put(b.json)
+		b.json = nil
+	}
+}
+
+// broken runs when a panic leaves a Read: the decoder's state cannot be
+// trusted, so it is dropped rather than pooled, the in-flight charge is
+// given back, and every later Read fails.
+func (b *Body) broken() {
+	if b.d != nil {
+		b.d.Abandon()
+		b.d = nil
+	}
+	b.json = nil
+	b.chunks.Release()
+	b.full = false
+	if b.err == nil {
+		b.err = errBroken
+	}
+}
+
+// errBroken is the sticky error of a body whose Read panicked.
+var errBroken = errors.New("boundhttp: body unusable after a panic in Read")
+
+// abort makes a blocked read of the source return: on the client it stops
+// the timer and cancels the request, and it closes the source. It is
+// idempotent and safe while a Read is in progress.
+func (b *Body) abort() error {
+	if b.aborted.Swap(true) {
+		return nil
+	}
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	if b.src.Cancel != nil {
+		b.src.Cancel()
+	}
+	if b.src.Closer != nil {
+		return b.src.Closer.Close()
+	}
+	return nil
+}
+
+// Whole reports whether b is a whole body (Whole or Lazy), which
+// [Body.Take] can hand over.
+func (b *Body) Whole() bool { return b.src.Mode != Stream && b.cfg != nil }

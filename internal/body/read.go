@@ -1,0 +1,226 @@
+package body
+
+import (
+	"io"
+	"time"
+
+	"github.com/boundhttp/boundhttp/internal/chunk"
+	"github.com/boundhttp/boundhttp/internal/decoder"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// readStream is a Read of a streaming body: decoded bytes, checked by the
+// JSON layer, with the outcome recorded. Its caller holds the guard.
+func (b *Body) readStream(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.ended {
+		// Once the end was reached in time it stays reached, however late
+		// the next Read comes.
+		return 0, io.EOF
+	}
+	b.firstRead()
+	n, err := b.d.Read(p)
+	if b.json != nil {
+		if cerr := b.checkStream(p[:n], err); cerr != nil {
+			n, err = 0, cerr
+		}
+	}
+	return n, b.outcome(err)
+}
+
+// checkStream feeds the JSON layer the bytes of one Read; at a verified
+// end it checks the document ended well. A body that ends with no bytes at
+// all is no body: it ends unchecked.
+func (b *Body) checkStream(p []byte, err error) error {
+	if len(p) > 0 {
+		b.some = true
+		if _, cerr := b.json.Write(p); cerr != nil {
+			return cerr
+		}
+	}
+	if err == io.EOF && b.some {
+		return b.json.Close()
+	}
+	return nil
+}
+
+// readAll reads a whole body into chunks, checks its shape and makes it
+// servable; the connection and the decoder are done with either way. Its
+// caller holds the guard.
+func (b *Body) readAll() error {
+	chunks, err := b.d.ReadAllChunks()
+	if err == nil {
+		err = io.EOF
+	}
+	if err == io.EOF && b.src.JSON && b.cfg.JSON != nil {
+		if cerr := checkChunks(chunks, *b.cfg.JSON); cerr != nil {
+			err = cerr
+		}
+	}
+	err = b.outcome(err)
+	if b.cfg.Side == Client {
+		b.abort()
+	}
+	b.releaseDecoder()
+	if err != io.EOF {
+		chunks.Release()
+		return err
+	}
+	b.chunks, b.size, b.full = chunks, chunks.Size(), true
+	return nil
+}
+
+// open reads a Lazy body on first use; for a Whole body ReadAll did. It
+// returns the sticky error of a body that failed.
+func (b *Body) open() error {
+	if b.full {
+		return nil
+	}
+	if b.err == nil && b.src.Mode == Lazy && b.d != nil {
+		b.readAll()
+	}
+	if !b.full && b.err == nil {
+		b.err = ErrClosed // a whole body that was never read
+	}
+	return b.err
+}
+
+// outcome records what a read of the source came to and returns the
+// error the reader gets: on the client a read cut short by the timer, or an
+// end reached after the deadline, becomes a timeout; on the server a
+// failure is classified for the answer. A failure is sticky.
+func (b *Body) outcome(err error) error {
+	u := b.d.Usage()
+	switch {
+	case err == nil:
+		b.usage.Set(u, false)
+		return nil
+	case err == io.EOF && b.late():
+		err = b.timeoutError(nil)
+	case err == io.EOF:
+		b.ended = true
+		b.usage.Set(u, b.verified)
+		b.stopDeadline()
+		return io.EOF
+	case b.cfg.Side == Client && b.expired.Load():
+		err = b.timeoutError(err)
+	}
+	b.usage.Set(u, false)
+	if b.cfg.Side == Server {
+		b.breach = serverError(b.src.Ctx, err, b.src.Budget.Timeout)
+		if b.breach != nil && b.cfg.Wrap != nil && b.src.Mode == Stream {
+			err = b.cfg.Wrap(b.breach)
+		}
+	}
+	b.err = err
+	return err
+}
+
+// firstRead starts the server's timeout at the first Read of a streaming
+// body, not at the handler's start: the handler may work before it reads.
+// Until then the deadline the Middleware set stays, for the rest of a body
+// the handler never reads.
+func (b *Body) firstRead() {
+	if b.cfg.Side != Server || b.started {
+		return
+	}
+	b.started = true
+	if t := b.src.Budget.Timeout; t > 0 && b.src.RC != nil {
+		b.armed = b.src.RC.SetReadDeadline(time.Now().Add(t)) == nil
+	}
+}
+
+// late reports whether a client body reached its end after its deadline.
+func (b *Body) late() bool {
+	return b.cfg.Side == Client && b.src.Budget.Timeout > 0 && time.Since(b.start) > b.src.Budget.Timeout
+}
+
+// stopDeadline ends the deadline of a body that reached its verified end.
+func (b *Body) stopDeadline() {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	if b.armed {
+		b.src.RC.SetReadDeadline(time.Time{})
+		b.armed = false
+	}
+}
+
+func (b *Body) timeoutError(cause error) error {
+	return &limits.Error{Stage: limits.StageTimeout, Limit: b.src.Budget.Timeout.Milliseconds(),
+		Observed: time.Since(b.start).Milliseconds(), Err: cause}
+}
+
+// checkChunks checks a whole body held in chunks. An empty body (no
+// decoded bytes) is no body, as net/http presents a Content-Length of 0
+// (http.NoBody, which the Middleware hands on unchecked): it passes, and
+// the handler decides what a bodiless request means.
+func checkChunks(chunks chunk.List, l limits.JSON) error {
+	if chunks.Size() == 0 {
+		return nil
+	}
+	c := checkers.Get().(*decoder.JSONChecker)
+	defer checkers.Put(c)
+	if err := c.Reset(l); err != nil {
+		return err
+	}
+	for i := range chunks.Len() {
+		if _, err := c.Write(chunks.Chunk(i)); err != nil {
+			return err
+		}
+	}
+	return c.Close()
+}
+
+// readFull reads from the chunks of a whole body.
+func (b *Body) readFull(p []byte) (int, error) {
+	if b.i == b.chunks.Len() {
+		return 0, io.EOF
+	}
+	var n int
+	for n < len(p) && b.i < b.chunks.Len() {
+		m := copy(p[n:], b.chunks.Chunk(b.i)[b.off:])
+		n += m
+		b.advance(m)
+	}
+	return n, nil
+}
+
+// writeFull writes the rest of a whole body to w; a Close from another
+// goroutine takes effect between writes.
+func (b *Body) writeFull(w io.Writer) (int64, error) {
+	var n int64
+	var err error
+	for b.i < b.chunks.Len() && err == nil {
+		if b.g.closed() {
+			return n, ErrClosed
+		}
+		c := b.chunks.Chunk(b.i)[b.off:]
+		var m int
+		m, err = w.Write(c)
+		n += int64(m)
+		b.advance(m)
+		if m < len(c) && err == nil {
+			err = io.ErrShortWrite
+		}
+	}
+	return n, err
+}
+
+// advance moves past m bytes of the current chunk.
+func (b *Body) advance(m int) {
+	if b.off += m; b.off == len(b.chunks.Chunk(b.i)) {
+		b.i, b.off = b.i+1, 0
+	}
+}
+
+// rest returns the bytes of a whole body not yet read.
+func (b *Body) rest() int64 {
+	n := b.size
+	for i := range b.i {
+		n -= int64(len(b.chunks.Chunk(i)))
+	}
+	return n - int64(b.off)
+}

@@ -1,0 +1,101 @@
+package inflight
+
+import (
+	"context"
+
+	"github.com/boundhttp/boundhttp/internal/sat"
+)
+
+// A Hold is what one body holds of a [Pool]: the unit of the reservation
+// scheme. The zero Hold, and a Hold of a nil Pool, charge nothing and never
+// fail. A Hold is not safe for concurrent use; the Pool it charges is.
+type Hold struct {
+	p    *Pool
+	held int64
+}
+
+// NewHold returns a Hold that charges p (nil: nothing).
+func NewHold(p *Pool) Hold { return Hold{p: p} }
+
+// Pool returns the Pool h charges, or nil.
+func (h *Hold) Pool() *Pool { return h.p }
+
+// Held returns the bytes h holds.
+func (h *Hold) Held() int64 { return h.held }
+
+// A Busy is a reservation that found no room: Need is what the Hold would
+// have held (saturated at math.MaxInt64), Cap the capacity, Err the
+// context's error of a wait cut short (or nil). The engine turns it into a
+// *limits.Error of stage inflight.
+type Busy struct {
+	Cap, Need int64
+	Err       error
+}
+
+func (b *Busy) Error() string { return "inflight: budget busy" }
+
+// Unwrap returns the context's error of a wait cut short, or nil.
+func (b *Busy) Unwrap() error { return b.Err }
+
+// Grow reserves n more bytes without waiting; n <= 0 reserves nothing. It
+// fails with a [*Busy] when they do not fit now.
+func (h *Hold) Grow(n int64) error {
+	if h.p == nil || n <= 0 {
+		return nil
+	}
+	if !h.p.tryAcquire(n) {
+		return h.busy(n, nil)
+	}
+	h.held += n
+	return nil
+}
+
+// Wait reserves n bytes as Grow does, except that a Hold that holds nothing
+// waits for room until ctx is done (ctx nil: no wait); the [*Busy] then
+// wraps ctx.Err(). A Hold that holds bytes never waits, and n above the
+// capacity fails at once: only holders that hold nothing wait, so no holder
+// waits for the budget and no cycle of waits can form.
+func (h *Hold) Wait(ctx context.Context, n int64) error {
+	if h.p == nil || n <= 0 {
+		return nil
+	}
+	if h.held != 0 || ctx == nil || n > h.p.cap {
+		return h.Grow(n)
+	}
+	if err := h.p.acquire(ctx, n); err != nil {
+		return h.busy(n, err)
+	}
+	h.held = n
+	return nil
+}
+
+// Shrink gives back n of the bytes h holds (at most what it holds).
+func (h *Hold) Shrink(n int64) {
+	if h.p == nil || n <= 0 {
+		return
+	}
+	n = min(n, h.held)
+	h.held -= n
+	h.p.release(n)
+}
+
+// Split moves n of the bytes h holds (at most what it holds) into a new
+// Hold of the same Pool, which gives them back on its own.
+func (h *Hold) Split(n int64) Hold {
+	n = max(min(n, h.held), 0)
+	h.held -= n
+	return Hold{p: h.p, held: n}
+}
+
+// Release gives back everything h holds. It is idempotent.
+func (h *Hold) Release() {
+	if h.p != nil && h.held != 0 {
+		n := h.held
+		h.held = 0
+		h.p.release(n)
+	}
+}
+
+func (h *Hold) busy(n int64, cause error) *Busy {
+	return &Busy{Cap: h.p.cap, Need: sat.Add(h.held, n), Err: cause}
+}
