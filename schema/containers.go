@@ -157,14 +157,18 @@ func (w *walker) object(at *ptr, s map[string]any) *bound {
 	case hasAddl && addl != false && addl != true:
 		values = append(values, w.node(at.to("additionalProperties"), addl))
 	}
+	pn, _ := s["propertyNames"].(map[string]any)
+	nameLen, named := count(pn["maxLength"])
 	if !hasMax { // the finding says what to do; any-value members are not listed too
-		out = open(at, KindObject, "object open to any number of members: set additionalProperties to false, or maxProperties")
+		advice := "maxProperties" // with it, member names need a ceiling too: one pass names both
+		if !named {
+			advice = "maxProperties and propertyNames.maxLength"
+		}
+		out = open(at, KindObject, "object open to any number of members: set additionalProperties to false, or %s", advice)
 		out.kids = append(append(out.kids, members...), values...)
 		return out
 	}
-	pn, _ := s["propertyNames"].(map[string]any)
-	nameLen, ok := count(pn["maxLength"])
-	if !ok {
+	if !named {
 		out = open(at, KindObject, "object with maxProperties but no propertyNames.maxLength: member names have no ceiling")
 		out.kids = append(append(out.kids, members...), values...)
 		return out

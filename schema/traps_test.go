@@ -471,3 +471,37 @@ func TestWorstCaseItemsArrayIn2020(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditOpenObjectNamesEveryCeiling pins the trap of advice that leads
+// to a second pass: an open object was reported with "set
+// additionalProperties to false, or maxProperties", and an object given
+// maxProperties alone was then reported again for its member names, strings
+// without a ceiling. When the names have no ceiling either, the finding asks
+// for propertyNames.maxLength too, and following it leaves no finding.
+func TestAuditOpenObjectNamesEveryCeiling(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ schema, fixed string }{
+		{`{"type":"object","additionalProperties":{"type":"integer"}}`,
+			`{"type":"object","maxProperties":3,"propertyNames":{"maxLength":8},"additionalProperties":{"type":"integer"}}`},
+		{`{"type":"object","propertyNames":{"pattern":"^x"},"additionalProperties":{"type":"null"}}`,
+			`{"type":"object","maxProperties":3,"propertyNames":{"pattern":"^x","maxLength":8},"additionalProperties":{"type":"null"}}`},
+	} {
+		fs, err := Audit([]byte(tt.schema))
+		if err != nil || len(fs) != 1 || fs[0].Kind != KindObject {
+			t.Fatalf("Audit(%s) = %v, %v; want one open-object finding", tt.schema, fs, err)
+		}
+		for _, want := range []string{"maxProperties", "propertyNames.maxLength"} {
+			if !strings.Contains(fs[0].Message, want) {
+				t.Errorf("Audit(%s): %q does not ask for %s", tt.schema, fs[0].Message, want)
+			}
+		}
+		if fs, err := Audit([]byte(tt.fixed)); err != nil || len(fs) != 0 {
+			t.Errorf("Audit(%s), the advice followed = %v, %v; want none", tt.fixed, fs, err)
+		}
+	}
+	// Names already bounded: maxProperties alone is what is missing.
+	fs, _ := Audit([]byte(`{"type":"object","propertyNames":{"maxLength":8},"additionalProperties":{"type":"null"}}`))
+	if len(fs) != 1 || strings.Contains(fs[0].Message, "propertyNames") {
+		t.Errorf("names with a ceiling: Audit = %v; want one finding that does not ask for propertyNames", fs)
+	}
+}
