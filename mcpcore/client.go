@@ -112,8 +112,10 @@ type ClientLimits struct {
 	TailChars int
 	// SpillDir is the folder of saved results. It must be a directory
 	// owned by the process's user with no access for group or others,
-	// given as itself, not through a symbolic link; a missing one is
-	// created (mode 0700). A folder that fails these checks is refused:
+	// given as itself, not through a symbolic link, below folders owned
+	// by the user or root that others may write to only with the sticky
+	// bit (as /tmp); a missing one is created (mode 0700). A folder that
+	// fails these checks is refused:
 	// nothing is saved there, and the result is cut with a marker that
 	// says why (another local user who made the folder first in a shared
 	// temporary directory could otherwise read the results or replace a

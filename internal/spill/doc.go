@@ -10,7 +10,11 @@
 // an error that says which, and nothing is written. Otherwise another local
 // user who can create the folder first in a shared temporary directory (or
 // write into it) could read the results, or replace a file after it was
-// written so that the note naming it points at forged text. Files are then
+// written so that the note naming it points at forged text. The same holds
+// one level up: every folder on the way to it (and every symbolic link
+// among them) must be owned by the user or root, and a folder others may
+// write to must have the sticky bit (as /tmp has), or its owner or writers
+// could rename the folder away and put theirs in its place. Files are then
 // created and removed relative to the opened folder (os.Root), so that a
 // folder swapped after the check is never written through.
 package spill

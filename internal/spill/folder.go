@@ -91,9 +91,17 @@ func randUint() uint64 {
 // others; the folder opened is checked to be the one inspected. A refusal
 // matches ErrNotPrivate and says why.
 func OpenPrivate(dir string) (*os.Root, error) {
+	if err := trustedPath(dir, filepath.Dir(dir), 0); err != nil {
+		return nil, err
+	}
 	info, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		// Folders made meanwhile by another user (in a sticky folder) are
+		// refused here.
+		if err := trustedPath(dir, filepath.Dir(dir), 0); err != nil {
 			return nil, err
 		}
 		info, err = os.Lstat(dir)
@@ -114,6 +122,46 @@ func OpenPrivate(dir string) (*os.Root, error) {
 		return nil, fmt.Errorf("%w: it changed while it was opened: %s", ErrNotPrivate, dir)
 	}
 	return root, nil
+}
+
+// trustedPath checks each existing entry from p (an absolute path above
+// dir) up to the root with checkAncestor: a folder of this user's alone
+// does not help if another user can rename it away (and put theirs, with
+// files of the same names, in its place) or point a symbolic link on its
+// path elsewhere. A symbolic link owned by root or this user (macOS's /var
+// and /tmp) is followed: the path it points to is checked the same way.
+// Missing entries are skipped (MkdirAll makes them, mode 0700). depth
+// bounds the links followed; the walk up ends at the root.
+func trustedPath(dir, p string, depth int) error {
+	if depth > 8 {
+		return fmt.Errorf("%w: too many symbolic links on its path: %s", ErrNotPrivate, dir)
+	}
+	for {
+		info, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return err
+		default:
+			if err := checkAncestor(dir, p, info); err != nil {
+				return err
+			}
+			if info.Mode()&fs.ModeSymlink != 0 {
+				target, err := filepath.EvalSymlinks(p)
+				if err != nil {
+					return err
+				}
+				if err := trustedPath(dir, target, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		up := filepath.Dir(p)
+		if up == p {
+			return nil
+		}
+		p = up
+	}
 }
 
 // private checks what Lstat said of dir.

@@ -25,7 +25,7 @@ func TestFolderRefusesWhatOthersReach(t *testing.T) {
 	}
 	link := filepath.Join(base, "link")
 	os.Symlink(mine, link)
-	for _, mode := range []os.FileMode{0o777, 0o750, 0o701, 0o1777} {
+	for _, mode := range []os.FileMode{0o777, 0o750, 0o701, 0o777 | os.ModeSticky} {
 		open := filepath.Join(base, "open"+mode.String())
 		os.Mkdir(open, 0o700)
 		os.Chmod(open, mode)
@@ -90,7 +90,7 @@ func TestFolderTakeoverByAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(shared) })
-	if err := os.Chmod(shared, 0o1777); err != nil {
+	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil { // 0o1777 is no FileMode: os.ModeSticky is the sticky bit
 		t.Fatal(err)
 	}
 	if err := asNobody(t, "test -w "+shared); err != nil {
@@ -142,5 +142,74 @@ func TestFolderTakeoverByAnotherUser(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(p); string(got) != "the result" {
 		t.Errorf("the spilled file now holds %q", got)
+	}
+}
+
+// TestFolderUnderAnotherUsersFolder: a spill folder of the user's own is
+// not private when another user can rename it away and put theirs, with a
+// file of the same name, in its place: a folder above it that another user
+// (uid 65534, a real process) owns, a symbolic link of theirs on its path,
+// or a folder above it that others may write to without the sticky bit.
+// Each is refused before anything is made or written; a folder in a
+// sticky shared folder, and a symbolic link root made on the path (as
+// macOS's /var and /tmp are), are accepted. Found: the folder was made
+// inside uid 65534's folder, who then swapped it for theirs and the file
+// the note named held "forged". Sabotage: skipping trustedPath -> this
+// test fails (the files are written, and the swap forges one).
+func TestFolderUnderAnotherUsersFolder(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs as root; this test needs root to act as a second user")
+		}
+		t.Skip("needs root to run a process as a second user (uid 65534)")
+	}
+	shared, err := os.MkdirTemp("", "spill-shared-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shared) })
+	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	theirs := filepath.Join(shared, "theirs")
+	linked := filepath.Join(shared, "linked")
+	if err := asNobody(t, "mkdir -m 0755 "+theirs+" && ln -s "+theirs+" "+linked); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(shared, "open")
+	if err := os.Mkdir(open, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(open, 0o777)
+	for _, dir := range []string{
+		filepath.Join(theirs, "results"),
+		filepath.Join(theirs, "a", "b", "results"),
+		filepath.Join(linked, "results"),
+		filepath.Join(open, "results"),
+	} {
+		p, err := Folder{Dir: dir, MaxBytes: 1 << 20, Owns: owns}.Write("r-", ".txt", []byte("the result"))
+		if !errors.Is(err, ErrNotPrivate) || !strings.Contains(err.Error(), "on its path") {
+			t.Errorf("%s: %v, want a refusal naming the folder on its path", dir, err)
+		}
+		if err == nil && asNobody(t, "mv "+dir+" "+dir+".old && mkdir -m 0700 "+dir+" && echo forged > "+p) == nil {
+			got, _ := os.ReadFile(p)
+			t.Errorf("%s: uid %d swapped the folder: the file named holds %q", dir, nobody, got)
+		}
+	}
+	for _, made := range []string{filepath.Join(theirs, "results"), filepath.Join(theirs, "a"), filepath.Join(open, "results")} {
+		if _, err := os.Lstat(made); err == nil {
+			t.Errorf("%s was made in a folder another user controls", made)
+		}
+	}
+	// Accepted: a folder in the sticky shared folder, and one reached
+	// through a symbolic link root made to a folder of root's.
+	rootLink := filepath.Join(shared, "rootlink")
+	if err := os.Symlink(t.TempDir(), rootLink); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Join(shared, "ours"), filepath.Join(rootLink, "results")} {
+		if _, err := (Folder{Dir: dir, MaxBytes: 1 << 20, Owns: owns}).Write("r-", ".txt", []byte("the result")); err != nil {
+			t.Errorf("%s: %v", dir, err)
+		}
 	}
 }
