@@ -42,6 +42,20 @@ func parseResultURI(uri string) (id string, page int, ok bool) {
 	return id, k - 1, true
 }
 
+// isHexID reports whether id is an id as newID makes them: 32 lowercase
+// hexadecimal digits.
+func isHexID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // pageURI returns the URI of page k (0-based) of result id.
 func pageURI(id string, k int) string {
 	if k == 0 {
@@ -95,6 +109,12 @@ func (e *ReadError) Error() string { return e.Message }
 // cannot be reached, says which.
 func (s *Server) Read(ctx context.Context, uri string) (*ResultPage, error) {
 	id, k, ok := parseResultURI(uri)
+	if base, _, q := strings.Cut(uri, "?"); !ok && q && s.store != nil && isHexID(strings.TrimPrefix(base, ResultURIPrefix)) {
+		// A page a reader named itself (?page=1, ?page=0, two pages): the
+		// result may be there, so it is not called gone.
+		return nil, notFound(uri, "malformed page in the link: the first page is "+base+
+			" (no ?page=), the next ones add ?page=K, K from 2, as each page's note names them")
+	}
 	if !ok || s.store == nil {
 		return nil, notFound(uri, ErrUnknownResult.Error())
 	}

@@ -74,3 +74,31 @@ func TestFollowLinkBoundsAServersErrorText(t *testing.T) {
 		t.Errorf("err = %.300v (%d bytes), want the server's error, bounded", err, len(errString(err)))
 	}
 }
+
+// TestReadOfAPageTheReaderNamedSaysWhichPageIsFirst: a reader (a model
+// that guessed) asking for ?page=1, ?page=0, ?page=-1, ?page=x, two page
+// parameters or ?page=02 of a link that exists is told that the page is
+// malformed and where the first page is, not that the result was never
+// issued or evicted (which sends it to call the tool again); the next
+// pages as the notes name them still read. Sabotage: dropping the
+// malformed-page answer -> this test fails ("unknown result link").
+func TestReadOfAPageTheReaderNamedSaysWhichPageIsFirst(t *testing.T) {
+	s := newServer(t, ServerLimits{MaxResultChars: 1000, Store: NewStore(1<<20, time.Minute)})
+	_, link := linked(t, s, mixed(5000))
+	for _, q := range []string{"?page=1", "?page=0", "?page=-1", "?page=x", "?page=2&page=3", "?page=2?page=3", "?page=02", "?page=", "?p=2"} {
+		_, err := s.Read(context.Background(), link.URI+q)
+		re, ok := err.(*ReadError)
+		if !ok || !re.NotFound || !strings.Contains(re.Message, "malformed page") || !strings.Contains(re.Message, link.URI+" (no ?page=)") ||
+			strings.Contains(re.Message, "never issued") {
+			t.Errorf("read %s: %v, want a malformed page naming the first", q, err)
+		}
+	}
+	for _, q := range []string{"", "?page=2", "?page=3"} {
+		if _, err := s.Read(context.Background(), link.URI+q); err != nil {
+			t.Errorf("read %s: %v", q, err)
+		}
+	}
+	if _, err := s.Read(context.Background(), ResultURIPrefix+strings.Repeat("A", 32)+"?page=1"); err == nil || !strings.Contains(err.Error(), "unknown result link") {
+		t.Errorf("an id that is no id: %v, want unknown", err)
+	}
+}
