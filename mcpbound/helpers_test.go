@@ -2,13 +2,12 @@ package mcpbound
 
 import (
 	"context"
-	"fmt"
-	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/boundhttp/boundhttp/internal/mcptest"
 	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/mcpcore"
 )
@@ -77,33 +76,11 @@ func noteRoom(total int) int {
 	return DefaultMaxResultChars - mcpcore.ServerLimits{}.PageChars(total)
 }
 
-// countingStore counts the results put into its store.
-type countingStore struct {
-	ResultStore
-	puts atomic.Int64
-}
-
-func (s *countingStore) Put(ctx context.Context, id, mimeType string, pages []string) error {
-	s.puts.Add(1)
-	return s.ResultStore.Put(ctx, id, mimeType, pages)
-}
-
-// Puts returns how many results were put.
-func (s *countingStore) Puts() int64 { return s.puts.Load() }
-
-// expiringStore is a store whose results all read as expired once expired
-// is set, as a store past its time to live answers.
-type expiringStore struct {
-	ResultStore
-	expired atomic.Bool
-}
-
-func (s *expiringStore) Page(ctx context.Context, id string, k int) (string, string, int, error) {
-	if s.expired.Load() {
-		return "", "", 0, fmt.Errorf("%w (results are kept for %v)", ErrExpiredResult, s.TTL())
-	}
-	return s.ResultStore.Page(ctx, id, k)
-}
+// Stores the adapters' tests share.
+type (
+	countingStore = mcptest.CountingStore
+	expiringStore = mcptest.ExpiringStore
+)
 
 // The names the core gives the files of saved results.
 const (

@@ -128,7 +128,7 @@ func TestSessionLink(t *testing.T) {
 	if _, err := ReadLink(context.Background(), cs, link.URI, pages-1, 1<<21); err == nil {
 		t.Error("ReadLink with one page too few returned a prefix as the whole")
 	}
-	store.expired.Store(true)
+	store.Expired.Store(true)
 	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: link.URI})
 	if err == nil || !strings.Contains(err.Error(), "expired") || !strings.Contains(err.Error(), "call the tool again") {
 		t.Errorf("expired link: %v, want an error saying it expired and what to do", err)

@@ -6,23 +6,24 @@ import (
 	"github.com/boundhttp/boundhttp/mcpcore"
 )
 
-// coreResult returns r as the core sees it: each content item's kind and
-// text, the structured content and isError.
+// coreResult returns r as the core sees it.
 func coreResult(r *mcp.CallToolResult) mcpcore.Result {
-	out := mcpcore.Result{Content: make([]mcpcore.Content, len(r.Content)), Structured: r.StructuredContent, IsError: r.IsError}
-	for i, c := range r.Content {
-		switch c := c.(type) {
-		case *mcp.TextContent:
-			out.Content[i] = mcpcore.Content{Kind: mcpcore.Text, Text: c.Text}
-		case *mcp.EmbeddedResource:
-			if c.Resource != nil && c.Resource.Text != "" {
-				out.Content[i] = mcpcore.Content{Kind: mcpcore.Text, Text: c.Resource.Text}
-			}
-		case *mcp.ImageContent:
-			out.Content[i] = mcpcore.Content{Kind: mcpcore.Image}
+	return mcpcore.ResultOf(r.Content, content, r.StructuredContent, r.IsError)
+}
+
+// content returns a content item's kind and text.
+func content(c mcp.Content) mcpcore.Content {
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		return mcpcore.Content{Kind: mcpcore.Text, Text: c.Text}
+	case *mcp.EmbeddedResource:
+		if c.Resource != nil && c.Resource.Text != "" {
+			return mcpcore.Content{Kind: mcpcore.Text, Text: c.Resource.Text}
 		}
+	case *mcp.ImageContent:
+		return mcpcore.Content{Kind: mcpcore.Image}
 	}
-	return out
+	return mcpcore.Content{Kind: mcpcore.Other}
 }
 
 // rewrite returns r rewritten as rep says, or r itself when rep is nil. r

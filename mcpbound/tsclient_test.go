@@ -1,14 +1,12 @@
 package mcpbound
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,118 +16,16 @@ import (
 // The official TypeScript SDK's client, run by node against a go-sdk server
 // on loopback: what it hands its caller is what the server meant.
 
-// tsCall is the script of the TS client: it lists the tools (so that it
-// knows their output schemas and validates structured content, as it does
-// in use), calls each tool named in argv[3...] on the server at argv[2]
-// and prints, for each, what callTool returned or the error it threw. For
-// a result that names a mcpbound link in its text it then reads the pages
-// following only URIs found in content text, never _meta, and reports the
-// data joined (the contents without the navigation note) and each page's
-// texts.
-const tsCall = `
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-const [url, ...tools] = process.argv.slice(2);
-const client = new Client({ name: "ts-agent", version: "1.0.0" });
-await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-await client.listTools();
-const uriRE = /mcpbound:\/\/result\/[0-9a-f]{32}(\?page=[0-9]+)?/g;
-const out = {};
-for (const name of tools) {
-  const r = {};
-  try {
-    r.result = await client.callTool({ name, arguments: {} });
-  } catch (e) {
-    r.error = String(e && e.message || e);
-    out[name] = r;
-    continue;
-  }
-  const text = r.result.content.filter(c => c.type === "text").map(c => c.text).join("\n");
-  const first = text.match(uriRE);
-  if (first) {
-    r.pages = [];
-    r.data = "";
-    const seen = new Set();
-    let uri = first[0];
-    for (let i = 0; i < 200 && uri; i++) {
-      seen.add(uri);
-      const page = await client.readResource({ uri });
-      r.pages.push(page.contents.map(c => c.text));
-      r.data += page.contents.filter(c => !(c._meta && c._meta["mcpbound/navigation"])).map(c => c.text).join("");
-      uri = undefined;
-      for (const c of page.contents) {
-        for (const m of (c.text || "").matchAll(uriRE)) {
-          if (!seen.has(m[0])) { uri = uri || m[0]; }
-        }
-      }
-    }
-  }
-  out[name] = r;
-}
-await client.close();
-process.stdout.write(JSON.stringify(out));
-`
-
-// tsOutcome is what the script printed for one tool.
-type tsOutcome struct {
-	Error  string `json:"error"`
-	Result *struct {
-		IsError           bool            `json:"isError"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		Content           []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-			URI  string `json:"uri"`
-		} `json:"content"`
-	} `json:"result"`
-	Pages [][]string `json:"pages"`
-	Data  string     `json:"data"`
-}
-
-// text returns the text blocks of the outcome's result joined.
-func (o tsOutcome) text() string {
-	var parts []string
-	for _, c := range o.Result.Content {
-		if c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
-// link returns the URI of the outcome's resource_link, if any.
-func (o tsOutcome) link() string {
-	for _, c := range o.Result.Content {
-		if c.Type == "resource_link" {
-			return c.URI
-		}
-	}
-	return ""
-}
+// tsOutcome is what the TS client printed for one tool.
+type tsOutcome = testenc.TSOutcome
 
 // runTSClient serves server over streamable HTTP on loopback and runs the
-// TS client script against it for tools.
+// TS client against it for tools.
 func runTSClient(t *testing.T, server *mcp.Server, tools ...string) map[string]tsOutcome {
 	t.Helper()
-	node, dir := testenc.NodePeers(t)
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	defer srv.Close()
-	cmd := testenc.NodeScript(t, node, dir, tsCall, append([]string{srv.URL}, tools...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stop := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
-	defer stop.Stop()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("TS client: %v\n%s", err, stderr.String())
-	}
-	var out map[string]tsOutcome
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("TS client printed %q: %v", clip(stdout.String()), err)
-	}
-	return out
+	return testenc.RunTSClient(t, srv.URL, tools...)
 }
 
 // listOut is the output of the typed tools of these tests.
@@ -188,7 +84,7 @@ func TestTSClientTypedToolCut(t *testing.T) {
 		if o.Error != "" {
 			t.Fatalf("store %v: the TS client threw on a cut typed result: %s", store, o.Error)
 		}
-		text := o.text()
+		text := o.Text()
 		n, m := parseMarker(t, text)
 		full, _ := json.Marshal(listOut{Items: items(100)})
 		if !o.Result.IsError || o.Result.StructuredContent != nil || m != chars(string(full)) || chars(text) > 2000 ||
@@ -196,12 +92,12 @@ func TestTSClientTypedToolCut(t *testing.T) {
 			t.Errorf("store %v: cut typed result as the TS client got it: isError %v, marker %d of %d, %q",
 				store, o.Result.IsError, n, m, clip(text))
 		}
-		if store && (o.link() == "" || !strings.Contains(text, o.link()) || o.Data != string(full)) {
-			t.Errorf("store %v: link %q; read back %d bytes, want the %d of the full result", store, o.link(), len(o.Data), len(full))
+		if store && (o.Link() == "" || !strings.Contains(text, o.Link()) || o.Data != string(full)) {
+			t.Errorf("store %v: link %q; read back %d bytes, want the %d of the full result", store, o.Link(), len(o.Data), len(full))
 		}
 		t.Logf("store %v: the TS client's callTool returned isError %v, structuredContent %s, text %q, link %q",
-			store, o.Result.IsError, o.Result.StructuredContent, clip(text), o.link())
-		if !store && o.link() != "" {
+			store, o.Result.IsError, o.Result.StructuredContent, clip(text), o.Link())
+		if !store && o.Link() != "" {
 			t.Errorf("a link without a store")
 		}
 	}
@@ -221,8 +117,8 @@ func TestTSClientFollowsPagesInText(t *testing.T) {
 	want := mixed(9000)
 	per := MinResultChars - noteRoom(9000)
 	pages := (9000 + per - 1) / per
-	if !strings.Contains(o.text(), itoa(pages)+" pages") {
-		t.Errorf("the preview does not say how many pages (%d): %q", pages, o.text())
+	if !strings.Contains(o.Text(), itoa(pages)+" pages") {
+		t.Errorf("the preview does not say how many pages (%d): %q", pages, o.Text())
 	}
 	if len(o.Pages) != pages || o.Data != want {
 		t.Fatalf("the client read %d pages (want %d), %d of %d characters, exact %v", len(o.Pages), pages, chars(o.Data), 9000, o.Data == want)
@@ -236,6 +132,6 @@ func TestTSClientFollowsPagesInText(t *testing.T) {
 			t.Errorf("page %d's note does not name the next: %q", i+1, p[1])
 		}
 	}
-	t.Logf("the preview as the TS client got it: %q", o.text())
+	t.Logf("the preview as the TS client got it: %q", o.Text())
 	t.Logf("page 1's note: %q; the last page's note: %q", o.Pages[0][1], o.Pages[pages-1][1])
 }

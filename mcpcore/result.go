@@ -13,6 +13,18 @@ type Result struct {
 	IsError bool
 }
 
+// ResultOf returns the Result of a tools/call result whose content items
+// are items, each described by content, with its structured content (nil
+// for none) and its isError: what an adapter calls to describe an SDK's
+// result.
+func ResultOf[C any](items []C, content func(C) Content, structured any, isError bool) Result {
+	r := Result{Content: make([]Content, len(items)), Structured: structured, IsError: isError}
+	for i, c := range items {
+		r.Content[i] = content(c)
+	}
+	return r
+}
+
 // A Content is one content item of a [Result].
 type Content struct {
 	// Kind says what the item is to the core.

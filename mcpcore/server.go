@@ -135,6 +135,10 @@ func NewServer(l ServerLimits) (*Server, error) {
 	return &Server{max: l.max(), tail: l.TailChars, store: l.store()}, nil
 }
 
+// Keeps reports whether the Server keeps results over the cap (it has a
+// store), so that an adapter serves their pages.
+func (s *Server) Keeps() bool { return s.store != nil }
+
 // Owns reports whether uri is a link this Server reads: it has a store and
 // uri is in its scheme (see [ResultURIPrefix]).
 func (s *Server) Owns(uri string) bool { return s.store != nil && isResultURI(uri) }

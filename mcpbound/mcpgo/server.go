@@ -1,0 +1,71 @@
+package mcpgo
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/boundhttp/boundhttp/mcpcore"
+)
+
+// ServerLimits caps what an mcp-go server's tools return, in one place for
+// all tools. Its fields (MaxResultChars, TailChars, Store) and what it does
+// with a result (the marker "[truncated: showing N of M characters", the
+// rule for structured content, the links and pages of a Store) are those
+// of [mcpcore.ServerLimits], which mcpbound.ServerLimits shares for the
+// official Go SDK.
+//
+// ServerLimits is a value; what it returns is safe for concurrent use.
+type ServerLimits mcpcore.ServerLimits
+
+// Validate reports whether the limits are usable, and why not.
+func (l ServerLimits) Validate() error { return mcpcore.ServerLimits(l).Validate() }
+
+// core returns the checked core of l; it panics if Validate reports an
+// error: a configuration error is the program's, found at start-up.
+func (l ServerLimits) core() *mcpcore.Server {
+	s, err := mcpcore.NewServer(mcpcore.ServerLimits(l))
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Option returns the server option that wires the limits into an
+// MCPServer: the tool handler middleware ([ServerLimits.Middleware]) and,
+// with a Store, the resource template through which resources/read serves
+// the pages of kept results ([ServerLimits.Resources]). Give it to
+// server.NewMCPServer before any other tool middleware, so that it is the
+// outermost and caps what they return too. It panics if
+// [ServerLimits.Validate] reports an error; call Validate first to handle
+// it otherwise.
+func (l ServerLimits) Option() server.ServerOption {
+	s := l.core()
+	return func(srv *server.MCPServer) {
+		srv.Use(middleware(s))
+		if s.Keeps() {
+			srv.AddResourceTemplates(resources(s))
+		}
+	}
+}
+
+// Middleware returns the tool handler middleware that applies the limits
+// to every tool result, for server.WithToolHandlerMiddleware or
+// MCPServer.Use. With a Store, the server must also serve the links it
+// mints: use [ServerLimits.Option], or add [ServerLimits.Resources]. It
+// panics if [ServerLimits.Validate] reports an error.
+func (l ServerLimits) Middleware() server.ToolHandlerMiddleware { return middleware(l.core()) }
+
+// middleware caps every result the handler returns; errors pass.
+func middleware(s *mcpcore.Server) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			r, err := next(ctx, req)
+			if err != nil || r == nil {
+				return r, err
+			}
+			return rewrite(r, s.Cap(ctx, coreResult(r))), nil
+		}
+	}
+}
