@@ -122,7 +122,10 @@ type Body struct {
 	verified bool // io.EOF is a verified end (false: a close-delimited body)
 	ended    bool // the verified end was reached
 	err      error
-	breach   *limits.Error // server: the rejection to answer
+	// breach is, on the server, the rejection to answer. Atomic: the
+	// Middleware asks for it when the handler has returned, and a handler
+	// may return while its body is still read (http.TimeoutHandler does).
+	breach atomic.Pointer[limits.Error]
 
 	// whole bodies, once read
 	full   bool
@@ -185,8 +188,9 @@ func (b *Body) EndMarked() bool { return b.d.EndMarked() }
 func (b *Body) Unverified() { b.verified = false }
 
 // Breach returns, on the server, the rejection to answer after a failed
-// read, or nil when there is none or the client is gone.
-func (b *Body) Breach() *limits.Error { return b.breach }
+// read, or nil when there is none or the client is gone. It is safe to
+// call while a Read is in progress in another goroutine.
+func (b *Body) Breach() *limits.Error { return b.breach.Load() }
 
 // Size returns the decoded size of a whole body that was read.
 func (b *Body) Size() int64 { return b.size }

@@ -109,9 +109,10 @@ func (b *Body) outcome(err error) error {
 	}
 	b.usage.Set(u, false)
 	if b.cfg.Side == Server {
-		b.breach = serverError(b.src.Ctx, err, b.src.Budget.Timeout)
-		if b.breach != nil && b.cfg.Wrap != nil && b.src.Mode == Stream {
-			err = b.cfg.Wrap(b.breach)
+		e := serverError(b.src.Ctx, err, b.src.Budget.Timeout)
+		b.breach.Store(e)
+		if e != nil && b.cfg.Wrap != nil && b.src.Mode == Stream {
+			err = b.cfg.Wrap(e)
 		}
 	}
 	b.err = err
