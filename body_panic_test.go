@@ -1,9 +1,11 @@
 package boundhttp_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -124,3 +126,96 @@ type discardWriter struct{ h http.Header }
 func (d discardWriter) Header() http.Header       { return d.h }
 func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 func (discardWriter) WriteHeader(int)             {}
+
+// panicAfterFirst wraps a connection's body: its second Read panics, its
+// Close is the connection's and is recorded.
+type panicAfterFirst struct {
+	io.ReadCloser
+	reads  int
+	closed chan struct{}
+}
+
+func (p *panicAfterFirst) Read(b []byte) (int, error) {
+	if p.reads++; p.reads > 1 {
+		panic("decoder broke")
+	}
+	return p.ReadCloser.Read(b[:min(len(b), 16)])
+}
+
+func (p *panicAfterFirst) Close() error {
+	select {
+	case <-p.closed:
+	default:
+		close(p.closed)
+	}
+	return p.ReadCloser.Close()
+}
+
+// panicConn is a base transport whose response bodies panic on their second
+// Read; it records each request's context and body.
+type panicConn struct {
+	base http.RoundTripper
+	ctx  context.Context
+	body *panicAfterFirst
+}
+
+func (p *panicConn) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := p.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	p.ctx, p.body = req.Context(), &panicAfterFirst{ReadCloser: resp.Body, closed: make(chan struct{})}
+	resp.Body = p.body
+	return resp, nil
+}
+
+// TestReadPanicDropsConnection (trap: a panic that leaves the connection
+// to nobody): a panic in a decoder while RoundTrip reads a whole body, or
+// while http.Client reads a redirect's body, reaches no caller that could
+// close the body: the connection (its read loop goroutine, its socket) and
+// the request's context stayed alive until the server gave up. A body whose
+// Read panicked can never be read again, so the panic itself must drop the
+// connection, in every mode.
+func TestReadPanicDropsConnection(t *testing.T) {
+	t.Parallel()
+	data := encode("gzip", text(64<<10))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/redirect" {
+			w.Header().Set("Location", "/")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.WriteHeader(http.StatusFound)
+			w.Write(data)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(data)
+	}))
+	t.Cleanup(s.Close)
+	for _, tc := range []struct {
+		name      string
+		path      string
+		streaming bool
+	}{{"whole", "/", false}, {"streaming", "/", true}, {"lazy redirect", "/redirect", false}} {
+		base := &panicConn{base: http.DefaultTransport.(*http.Transport).Clone()}
+		tr := &boundhttp.Transport{Base: base, Streaming: tc.streaming}
+		c := &http.Client{Transport: tr}
+		if !readPanics(func() {
+			resp, err := c.Get(s.URL + tc.path)
+			if err != nil {
+				return
+			}
+			resp.Body.Read(make([]byte, 1024)) // not closed: the panic skips the caller's Close
+		}) {
+			t.Errorf("%s: no panic", tc.name)
+			continue
+		}
+		select {
+		case <-base.body.closed:
+		default:
+			t.Errorf("%s: the connection's body is open after the panic, want it closed", tc.name)
+		}
+		if base.ctx.Err() == nil {
+			t.Errorf("%s: the request's context is alive after the panic, want it cancelled", tc.name)
+		}
+	}
+}

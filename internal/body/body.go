@@ -372,8 +372,15 @@ func (b *Body) releaseDecoder() {
 
 // broken runs when a panic leaves a Read: the decoder's state cannot be
 // trusted, so it is dropped rather than pooled, the in-flight charge is
-// given back, and every later Read fails.
+// given back, and every later Read fails. On the client the connection is
+// dropped too: the panic may skip every Close (RoundTrip's own read of a
+// whole body, http.Client's of a redirect's), and a body that can never be
+// read again must not keep its connection and context alive. (On the
+// server net/http closes the connection of a handler that panicked.)
 func (b *Body) broken() {
+	if b.cfg.Side == Client {
+		b.abort()
+	}
 	if b.d != nil {
 		b.d.Abandon()
 		b.d = nil
