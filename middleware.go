@@ -210,10 +210,15 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 	}
 	auditTools(c)
 	m := &middleware{cfg: c, codings: codings, acceptEncoding: strings.Join(append(slices.Clip(codings), "identity"), ", ")}
-	m.body = body.Config{Side: body.Server, Decoder: dc, JSON: c.JSON,
+	m.body = body.Config{Side: body.Server, Decoder: dc,
 		Wrap: wrapBreach, ClosedErr: http.ErrBodyReadAfterClose}
-	if c.JSONAlways && m.body.JSON == nil {
+	if c.JSON != nil || c.JSONAlways {
+		// A copy: limits changed through the caller's pointer later would
+		// reach the bodies unchecked.
 		m.body.JSON = new(limits.JSON)
+		if c.JSON != nil {
+			*m.body.JSON = *c.JSON
+		}
 	}
 	if m.cfg.Reject == nil {
 		m.cfg.Reject = WriteProblem

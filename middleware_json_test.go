@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -97,6 +98,41 @@ func TestJSONAlwaysEmptyBodyIsNoBody(t *testing.T) {
 			}
 			if tt.status == 200 && !strings.HasPrefix(answer, fmt.Sprintf("%x 0 ", sha256.Sum256(nil))) {
 				t.Errorf("streaming %v, %s: handler answered %q, want an empty body", streaming, tt.name, answer)
+			}
+		}
+	}
+}
+
+// TestMiddlewareJSONLimitsChangedAfterConstruction (trap: a configuration
+// checked once and read again unchecked): NewMiddleware checks the JSON
+// limits it is given by pointer. Limits changed through that pointer later
+// must not reach a body: a streaming body's pooled JSON checker, whose Reset
+// refused them, was used with the state of the body it checked before, and a
+// whole body was refused with the limits' own error. The Middleware goes on
+// with the limits it checked.
+func TestMiddlewareJSONLimitsChangedAfterConstruction(t *testing.T) {
+	t.Parallel()
+	const doc = `[[1,2],[3]]`
+	for _, streaming := range []bool{false, true} {
+		j := &limits.JSON{MaxDepth: 2}
+		mw := mustMW(t, boundhttp.MiddlewareConfig{JSON: j, JSONAlways: true, Streaming: streaming})
+		h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if data, err := io.ReadAll(r.Body); err == nil {
+				w.Write(data)
+			}
+		}))
+		send := func() (int, string) {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("POST", "/", strings.NewReader(doc)))
+			return rec.Code, rec.Body.String()
+		}
+		if code, got := send(); code != 200 || got != doc {
+			t.Fatalf("streaming %v: first request: %d %q", streaming, code, got)
+		}
+		j.MaxDepth = -1
+		for i := range 3 {
+			if code, got := send(); code != 200 || got != doc {
+				t.Errorf("streaming %v: request %d after the change: %d %.80q; want 200 and the body", streaming, i, code, got)
 			}
 		}
 	}

@@ -118,7 +118,8 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // The zero value is usable: the default budget, whole-body mode, the
 // default timeouts, and a private base transport from [NewBaseTransport]. A
 // Transport is safe for concurrent use; its fields must not change after
-// first use.
+// first use (Budget, JSON, DecodeOptions and InFlight are checked and copied
+// then: later changes are not seen).
 type Transport struct {
 	// Base carries the requests. Nil means a private transport from
 	// [NewBaseTransport] (a clone of http.DefaultTransport with
@@ -192,8 +193,9 @@ type Transport struct {
 	base http.RoundTripper
 
 	cfgOnce sync.Once
-	cfg     body.Config // the engine's configuration, checked once
-	cfgErr  error       // why the configuration is invalid, for every request
+	cfg     body.Config   // the engine's configuration, checked once
+	budget  limits.Budget // Budget as it was checked, defaults applied
+	cfgErr  error         // why the configuration is invalid, for every request
 }
 
 func (t *Transport) baseTransport() http.RoundTripper {
@@ -300,18 +302,20 @@ func (t *Transport) budgetFor(req *http.Request) (*body.Config, limits.Budget, e
 	if err != nil {
 		return nil, limits.Budget{}, err
 	}
-	b := t.Budget
 	if rb, ok := BudgetFrom(req.Context()); ok {
 		if err := rb.Validate(); err != nil {
 			return nil, rb, err
 		}
-		b = rb
+		return cfg, rb.WithDefaults(), nil
 	}
-	return cfg, b.WithDefaults(), nil
+	return cfg, t.budget, nil
 }
 
 // config translates the Transport's fields into the engine's
 // configuration, once: an invalid field fails every request the same way.
+// What it checked is what every request uses (the Budget and a copy of the
+// JSON limits): a field changed after first use, or JSON limits changed
+// through their pointer, never reach a body unchecked.
 func (t *Transport) config() (*body.Config, error) {
 	t.cfgOnce.Do(func() {
 		t.cfgErr = t.Budget.Validate()
@@ -324,7 +328,12 @@ func (t *Transport) config() (*body.Config, error) {
 		if t.cfgErr != nil {
 			return
 		}
-		t.cfg = body.Config{Side: body.Client, JSON: t.JSON}
+		t.budget = t.Budget.WithDefaults()
+		t.cfg = body.Config{Side: body.Client}
+		if t.JSON != nil {
+			j := *t.JSON
+			t.cfg.JSON = &j
+		}
 		t.cfg.Decoder, t.cfgErr = inflightOptions(t.DecodeOptions, t.InFlight)
 		if t.cfgErr != nil {
 			t.cfgErr = fmt.Errorf("boundhttp: Transport.DecodeOptions: %w", t.cfgErr)
@@ -387,7 +396,7 @@ func (t *Transport) open(rb *body.Body, cfg *body.Config, resp *http.Response, s
 		return fail(&limits.Error{Stage: limits.StageEncoding, Encoding: peertext.Cut(codings[0]), Err: errPartialCoded})
 	}
 	src.Body, src.Closer, src.Encoding = resp.Body, resp.Body, ce
-	src.JSON = t.JSON != nil && isJSON(resp.Header.Get("Content-Type"))
+	src.JSON = cfg.JSON != nil && isJSON(resp.Header.Get("Content-Type"))
 	if !coded {
 		src.SizeHint = resp.ContentLength
 	}

@@ -1,6 +1,7 @@
 package boundhttp_test
 
 import (
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -89,4 +90,53 @@ type closeRecorder struct {
 func (c *closeRecorder) Close() error {
 	*c.closed = true
 	return nil
+}
+
+// TestTransportFieldsChangedAfterFirstUse (trap: a configuration checked
+// once and read again unchecked): the Transport checks Budget and JSON at
+// its first request. A field changed afterwards (the documentation forbids
+// it, nothing prevents it), or a JSON limits value changed through the
+// pointer the Transport was given, must never reach the decoder unchecked:
+// a negative MaxWireBytes made the wire reader slice past its buffer (a
+// panic), and a JSON checker whose Reset refused the changed limits kept the
+// state of the previous body it checked. The Transport goes on with the
+// configuration it checked.
+func TestTransportFieldsChangedAfterFirstUse(t *testing.T) {
+	t.Parallel()
+	doc := []byte(`[[1,2],[3]]`)
+	s := server(t, body{data: doc, chunked: true})
+	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		serve(w, body{data: doc, chunked: true})
+	})
+	for _, streaming := range []bool{false, true} {
+		j := &limits.JSON{MaxDepth: 2}
+		tr := &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: 100}, JSON: j, Streaming: streaming}
+		get := func() ([]byte, error) {
+			req, _ := http.NewRequest("GET", s.URL, nil)
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				return nil, err
+			}
+			defer resp.Body.Close()
+			return io.ReadAll(resp.Body)
+		}
+		if got, err := get(); err != nil || string(got) != string(doc) {
+			t.Fatalf("streaming %v: first request: %q, %v", streaming, got, err)
+		}
+		tr.Budget.MaxWireBytes = -1
+		tr.Budget.MaxDecodedBytes = -5
+		j.MaxDepth = -1
+		for i := range 3 {
+			var got []byte
+			var err error
+			if readPanics(func() { got, err = get() }) {
+				t.Fatalf("streaming %v: request %d after the change panicked", streaming, i)
+			}
+			if err != nil || string(got) != string(doc) {
+				t.Errorf("streaming %v: request %d after the change: %q, %v; want the body, under the checked configuration", streaming, i, got, err)
+			}
+		}
+		tr.CloseIdleConnections()
+	}
 }
