@@ -66,7 +66,7 @@ func TestJSONShapeLimits(t *testing.T) {
 			serverStage := ""
 			if resp.StatusCode != 200 {
 				p := problem(t, string(answer))
-				serverStage = p.Stage
+				serverStage = string(p.Stage)
 				if tt.stage == "json" && (resp.StatusCode != 413 || !strings.Contains(p.Detail, tt.pointer)) {
 					t.Errorf("Middleware %s: %d %s, want 413 naming %s", tt.doc, resp.StatusCode, answer, tt.pointer)
 				}

@@ -377,12 +377,3 @@ func route(r *http.Request) string {
 	}
 	return limits.Echo(r.URL.Path)
 }
-
-// RequestUsage reports what the body of a request handed on by the
-// middleware cost, and whether the body was read to its verified end.
-func RequestUsage(r *http.Request) (limits.Usage, bool) {
-	if u, ok := r.Context().Value(usageKey{}).(*body.Usage); ok {
-		return u.Get()
-	}
-	return limits.Usage{}, false
-}

@@ -199,7 +199,7 @@ func TestMiddlewareRejections(t *testing.T) {
 			t.Errorf("%s: status %d, want %d (%s)", tt.name, status, tt.status, answer)
 			continue
 		}
-		if p := problem(t, answer); p.Stage != tt.stage || p.Status != tt.status || p.Type != "urn:boundhttp:problem:"+tt.stage {
+		if p := problem(t, answer); string(p.Stage) != tt.stage || p.Status != tt.status || p.Type != "urn:boundhttp:problem:"+tt.stage {
 			t.Errorf("%s: problem %+v, want stage %s", tt.name, p, tt.stage)
 		}
 	}
@@ -411,8 +411,8 @@ func TestMiddlewareDoesNotMutateRequest(t *testing.T) {
 	if inner.Header.Get("Content-Encoding") != "" || inner.ContentLength != 5000 {
 		t.Errorf("handler's request: Content-Encoding %q, ContentLength %d; want none, 5000", inner.Header.Get("Content-Encoding"), inner.ContentLength)
 	}
-	if u, done := boundhttp.RequestUsage(inner); !done || u.DecodedBytes != 5000 {
-		t.Errorf("RequestUsage = %v, %v; want 5000 decoded, done", u, done)
+	if u, done := boundhttp.UsageOf(inner); !done || u.DecodedBytes != 5000 {
+		t.Errorf("UsageOf = %v, %v; want 5000 decoded, done", u, done)
 	}
 }
 

@@ -79,7 +79,7 @@ func TestParity(t *testing.T) {
 		status, answer := post(t, bounded.URL, e.coding, e.body, e.chunked)
 		serverStage := ""
 		if status != 200 {
-			serverStage = problem(t, answer).Stage
+			serverStage = string(problem(t, answer).Stage)
 		}
 		if clientStage != serverStage {
 			t.Errorf("%s (chunked %v): Transport stage %q, Middleware stage %q (status %d)", e.name, e.chunked, clientStage, serverStage, status)
@@ -91,8 +91,8 @@ func TestParity(t *testing.T) {
 		if clientStage == "" && !bytes.Equal(clientGot, got) {
 			t.Errorf("%s: Transport got %d bytes, handler got %d", e.name, len(clientGot), len(got))
 		}
-		if clientStage != "" && status != boundhttp.StatusFor(limits.Stage(clientStage)) {
-			t.Errorf("%s: status %d for stage %s, want %d", e.name, status, clientStage, boundhttp.StatusFor(limits.Stage(clientStage)))
+		if clientStage != "" && status != boundhttp.StatusOf(limits.Stage(clientStage)) {
+			t.Errorf("%s: status %d for stage %s, want %d", e.name, status, clientStage, boundhttp.StatusOf(limits.Stage(clientStage)))
 		}
 	}
 }

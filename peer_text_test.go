@@ -90,7 +90,7 @@ func TestPeerCodingStoredRawAndRenderedEscapedOnce(t *testing.T) {
 				checkRendered(t, "decoding "+string(e.Stage)+" Error()", e.Error(), tt.coding, 1024)
 
 				// The documents made from that Error.
-				p := boundhttp.ProblemFor(e)
+				p := boundhttp.ProblemOf(e)
 				checkRendered(t, "Problem.Encoding", p.Encoding, tt.coding, 4*limits.MaxEcho+24)
 				checkRendered(t, "Problem.Detail", p.Detail, tt.coding, 1024)
 				r := boundhttp.RejectionOf(e)

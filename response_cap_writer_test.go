@@ -129,7 +129,7 @@ func TestResponseCapStreaming(t *testing.T) {
 		}
 		data, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if err != nil || resp.StatusCode != tt.status || tt.stage != "" && problem(t, string(data)).Stage != tt.stage {
+		if err != nil || resp.StatusCode != tt.status || tt.stage != "" && string(problem(t, string(data)).Stage) != tt.stage {
 			t.Errorf("streaming, %d-byte request, %d-byte response: %v %d %q; want %d %s", tt.body, tt.n, err, resp.StatusCode, data, tt.status, tt.stage)
 		}
 	}

@@ -54,11 +54,10 @@ const PreviewNotice = "preview: at most the first %d decoded bytes of the body, 
 // HTTP failures apart from rejections.
 type Result struct {
 	Status Status `json:"status"`
-	// Accepted reports whether the body was accepted whole (complete and
-	// http_error results).
-	Accepted bool `json:"accepted"`
-	// Complete reports whether Body is the whole verified body. Always false
-	// for previews and unverified bodies.
+	// Complete reports whether Body is the whole verified body, accepted
+	// within the budget: true exactly for the statuses complete and
+	// http_error, false for previews, unverified bodies, rejections and
+	// failures. It is always present in JSON ("complete": false included).
 	Complete bool `json:"complete"`
 	// HTTPStatus is the response's status code, when there was a response,
 	// also when its body was rejected.
@@ -77,7 +76,7 @@ type Result struct {
 	BodyBase64 string `json:"body_base64,omitempty"`
 	// Usage is what the body cost (for a rejection, what it cost until it
 	// was rejected).
-	Usage *ResultUsage `json:"usage,omitempty"`
+	Usage *limits.Usage `json:"usage,omitempty"`
 	// Rejection describes a budget rejection.
 	Rejection *Rejection `json:"rejection,omitempty"`
 	// Error describes a failure (StatusFailed). What net/http quotes of the
@@ -87,31 +86,6 @@ type Result struct {
 	// Notice is the preview or unverified statement (StatusPreview,
 	// StatusUnverified).
 	Notice string `json:"notice,omitempty"`
-}
-
-// ResultUsage is [limits.Usage] for JSON.
-type ResultUsage struct {
-	WireBytes    int64 `json:"wire_bytes"`
-	DecodedBytes int64 `json:"decoded_bytes"`
-}
-
-// Rejection is a [limits.Error] for JSON: numbers, never content.
-type Rejection struct {
-	Stage    limits.Stage `json:"stage"`
-	Limit    int64        `json:"limit"`
-	Observed int64        `json:"observed"`
-	Declared bool         `json:"declared,omitempty"`
-	Encoding string       `json:"encoding,omitempty"`
-	Detail   string       `json:"detail"`
-}
-
-// RejectionOf returns the Rejection describing e. Peer-chosen strings
-// reach it bounded: Encoding through [limits.Echo], Detail through
-// [limits.Error.Error] (which writes the pointer through
-// [limits.EchoPointer]).
-func RejectionOf(e *limits.Error) *Rejection {
-	return &Rejection{Stage: e.Stage, Limit: e.Limit, Observed: e.Observed,
-		Declared: e.Declared, Encoding: limits.Echo(e.Encoding), Detail: e.Error()}
 }
 
 // ResultOf builds the Result of a response and error returned by an
@@ -141,7 +115,7 @@ func ResultOf(resp *http.Response, err error) Result {
 		r.describe(resp)
 		return r
 	}
-	r = Result{Status: StatusComplete, Accepted: true, Complete: true}
+	r = Result{Status: StatusComplete, Complete: true}
 	if resp.StatusCode >= 400 {
 		r.Status = StatusHTTPError
 	}
@@ -179,7 +153,8 @@ func errorResult(err error) Result {
 	var re *ResponseError
 	if errors.As(err, &re) {
 		r.HTTPStatus, r.URL = re.StatusCode, limits.EchoN(re.URL, maxURL)
-		r.Usage = &ResultUsage{WireBytes: re.Usage.WireBytes, DecodedBytes: re.Usage.DecodedBytes}
+		u := re.Usage
+		r.Usage = &u
 	}
 	return r
 }
@@ -216,7 +191,7 @@ func (r *Result) describe(resp *http.Response) {
 	}
 	if c := usageOf(resp); c != nil {
 		u, _ := c.Get()
-		r.Usage = &ResultUsage{WireBytes: u.WireBytes, DecodedBytes: u.DecodedBytes}
+		r.Usage = &u
 	}
 }
 

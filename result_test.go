@@ -43,7 +43,7 @@ func TestResults(t *testing.T) {
 		return boundhttp.Fetch(client, req)
 	}
 	r := fetch(s.URL + "/moved")
-	if r.Status != boundhttp.StatusComplete || !r.Accepted || !r.Complete || r.Body != string(text1) || r.URL != s.URL+"/ok" ||
+	if r.Status != boundhttp.StatusComplete || !r.Complete || r.Body != string(text1) || r.URL != s.URL+"/ok" ||
 		r.ContentType != "application/json" || r.Usage == nil || r.Usage.DecodedBytes != 3000 || r.HTTPStatus != 200 {
 		t.Errorf("complete fetch: %+v", r)
 	}
@@ -52,12 +52,12 @@ func TestResults(t *testing.T) {
 		t.Errorf("404 fetch: %+v, want http_error with the error page", r)
 	}
 	r = fetch(s.URL + "/bomb")
-	if r.Status != boundhttp.StatusRejected || r.Accepted || r.Complete || r.Rejection == nil ||
+	if r.Status != boundhttp.StatusRejected || r.Complete || r.Rejection == nil ||
 		r.Rejection.Stage != limits.StageDecoded || r.Rejection.Limit != 1<<20 || r.Body != "" || r.BodyBase64 != "" {
 		t.Errorf("bomb fetch: %+v, want rejected at decoded with no body", r)
 	}
 	js, _ := json.Marshal(r)
-	for _, want := range []string{`"status":"rejected"`, `"accepted":false`, `"stage":"decoded"`, `"limit":1048576`, `"observed":1048577`, `"encoding":"gzip"`} {
+	for _, want := range []string{`"status":"rejected"`, `"complete":false`, `"usage":{"wire_bytes":`, `"stage":"decoded"`, `"limit":1048576`, `"observed":1048577`, `"encoding":"gzip"`} {
 		if !strings.Contains(string(js), want) {
 			t.Errorf("rejected result JSON %s lacks %s", js, want)
 		}
@@ -103,7 +103,7 @@ func TestPreview(t *testing.T) {
 	}
 	// 101 bytes cut the 51st two-byte character: it is dropped.
 	r := preview("/long", 101)
-	if r.Status != boundhttp.StatusPreview || r.Complete || r.Accepted || r.Body != strings.Repeat("é", 50) || !strings.Contains(r.Notice, "first 101 decoded bytes") {
+	if r.Status != boundhttp.StatusPreview || r.Complete || r.Body != strings.Repeat("é", 50) || !strings.Contains(r.Notice, "first 101 decoded bytes") {
 		t.Errorf("preview of a 2 MiB body (over budget), 101 bytes: %+v", r)
 	}
 	if r.Usage == nil || r.Usage.DecodedBytes > 101 {

@@ -210,7 +210,7 @@ func TestCloseDelimitedBodyUnverifiable(t *testing.T) {
 		}
 		allow := &http.Client{Transport: &boundhttp.Transport{AllowCloseDelimited: true}}
 		r = boundhttp.Fetch(allow, req)
-		if r.Status != boundhttp.StatusUnverified || r.Complete || r.Accepted || r.Body != cut || r.Notice != boundhttp.UnverifiedNotice {
+		if r.Status != boundhttp.StatusUnverified || r.Complete || r.Body != cut || r.Notice != boundhttp.UnverifiedNotice {
 			t.Errorf("%s close-delimited body, allowed: %s, want unverified, not complete, with the bytes", proto, summary(r))
 		}
 		resp, err := allow.Get(u)

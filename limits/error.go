@@ -217,9 +217,9 @@ func (s Stage) Sentinel() error {
 // Usage is what one body actually cost.
 type Usage struct {
 	// WireBytes is the number of body bytes read off the connection.
-	WireBytes int64
+	WireBytes int64 `json:"wire_bytes"`
 	// DecodedBytes is the number of bytes handed on after decoding.
-	DecodedBytes int64
+	DecodedBytes int64 `json:"decoded_bytes"`
 }
 
 // String formats u for logs.

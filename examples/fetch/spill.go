@@ -57,7 +57,7 @@ func printedChars(r *boundhttp.Result) int64 {
 func spill(r boundhttp.Result, dir string, limit, maxBytes int64) output {
 	out := output{Result: r}
 	chars := printedChars(&r)
-	if !r.Accepted || chars <= limit {
+	if !r.Complete || chars <= limit {
 		return out
 	}
 	body := []byte(r.Body)

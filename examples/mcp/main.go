@@ -198,7 +198,7 @@ func toolSchemas() map[string]json.RawMessage {
 // answer carries rejectedID, which matches no request, and the client
 // surfaces the error message.
 func writeJSONRPCError(w http.ResponseWriter, _ *http.Request, e *limits.Error) {
-	p := boundhttp.ProblemFor(e)
+	p := boundhttp.ProblemOf(e)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(p.Status)
 	json.NewEncoder(w).Encode(map[string]any{
