@@ -149,19 +149,19 @@ func (b Budget) Validate() error {
 // WithDefaults returns b with every zero field replaced by its default.
 // It does not validate b.
 func (b Budget) WithDefaults() Budget {
-	if b.MaxWireBytes == 0 {
-		b.MaxWireBytes = DefaultMaxWireBytes
-	}
-	if b.MaxDecodedBytes == 0 {
-		b.MaxDecodedBytes = DefaultMaxDecodedBytes
-	}
-	if b.MaxLayers == 0 {
-		b.MaxLayers = DefaultMaxLayers
-	}
-	if b.MaxWindowBytes == 0 {
-		b.MaxWindowBytes = DefaultMaxWindowBytes
-	}
+	setDefault(&b.MaxWireBytes, DefaultMaxWireBytes)
+	setDefault(&b.MaxDecodedBytes, DefaultMaxDecodedBytes)
+	setDefault(&b.MaxLayers, DefaultMaxLayers)
+	setDefault(&b.MaxWindowBytes, DefaultMaxWindowBytes)
 	return b
+}
+
+// setDefault replaces a zero *v with d: the one rule of every limit type
+// of this package, zero means the default.
+func setDefault[T int | int64](v *T, d T) {
+	if *v == 0 {
+		*v = d
+	}
 }
 
 // CheckContentLength reports a [StageWire] error if a declared body length n

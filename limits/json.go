@@ -45,17 +45,9 @@ func (j JSON) Validate() error {
 
 // WithDefaults returns j with every zero field replaced by its default.
 func (j JSON) WithDefaults() JSON {
-	if j.MaxDepth == 0 {
-		j.MaxDepth = DefaultMaxJSONDepth
-	}
-	if j.MaxArrayLen == 0 {
-		j.MaxArrayLen = DefaultMaxJSONArrayLen
-	}
-	if j.MaxStringLen == 0 {
-		j.MaxStringLen = DefaultMaxJSONStringLen
-	}
-	if j.MaxObjectMembers == 0 {
-		j.MaxObjectMembers = DefaultMaxJSONObjectMembers
-	}
+	setDefault(&j.MaxDepth, DefaultMaxJSONDepth)
+	setDefault(&j.MaxArrayLen, DefaultMaxJSONArrayLen)
+	setDefault(&j.MaxStringLen, DefaultMaxJSONStringLen)
+	setDefault(&j.MaxObjectMembers, DefaultMaxJSONObjectMembers)
 	return j
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/boundhttp/boundhttp/internal/sat"
 )
 
 // Options states the assumptions behind [WorstCase] about how a client
@@ -109,14 +111,11 @@ func unboundedError(findings []Finding) error {
 	return fmt.Errorf("%w: %s", ErrUnbounded, strings.Join(msgs, "; "))
 }
 
-// add adds sizes, saturating at unbounded.
+// add adds sizes, saturating at unbounded (math.MaxInt64).
 func add(ns ...int64) int64 {
 	var t int64
 	for _, n := range ns {
-		if n == unbounded || t > unbounded-n {
-			return unbounded
-		}
-		t += n
+		t = sat.Add(t, n)
 	}
 	return t
 }
