@@ -181,6 +181,35 @@ func TestWholeBodyCloseDuringWriteTo(t *testing.T) {
 	}
 }
 
+// TestWholeBodyCloseDuringWriteToReportsReadAfterClose (trap: a closed
+// body's error that depends on the path that noticed the Close): a
+// handler's body closed from another goroutine while io.Copy (its WriteTo)
+// is between two chunks must fail as every Read after Close does on the
+// server, with http.ErrBodyReadAfterClose, the error handlers written for
+// net/http look for; WriteTo returned the engine's own error.
+func TestWholeBodyCloseDuringWriteToReportsReadAfterClose(t *testing.T) {
+	t.Parallel()
+	s := httptest.NewServer(boundhttp.Middleware(limits.Budget{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
+		closed := make(chan struct{})
+		go func() {
+			defer close(closed)
+			<-bw.entered
+			r.Body.Close()
+			close(bw.release)
+		}()
+		_, err := io.Copy(bw, r.Body)
+		<-closed
+		_, rerr := r.Body.Read(make([]byte, 1))
+		fmt.Fprintf(w, "copy: %v; read: %v", errors.Is(err, http.ErrBodyReadAfterClose), errors.Is(rerr, http.ErrBodyReadAfterClose))
+	})))
+	t.Cleanup(s.Close)
+	status, answer := post(t, s.URL, "", text(256<<10), false) // several chunks
+	if want := "copy: true; read: true"; status != 200 || answer != want {
+		t.Errorf("body closed between two chunks of its WriteTo: %d %q, want 200 %q", status, answer, want)
+	}
+}
+
 // TestFramingErrorNotEchoed pins the trap of echoing attacker bytes for
 // the errors of the server's own body reader: net/http quotes a malformed
 // chunked trailer line in its error, and that line is the client's, part

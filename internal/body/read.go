@@ -196,7 +196,7 @@ func (b *Body) writeFull(w io.Writer) (int64, error) {
 	var err error
 	for b.i < b.chunks.Len() && err == nil {
 		if b.g.closed() {
-			return n, ErrClosed
+			return n, b.closedErr(ErrClosed)
 		}
 		c := b.chunks.Chunk(b.i)[b.off:]
 		var m int
