@@ -2,8 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"net"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -14,75 +12,24 @@ import (
 )
 
 // redisServer is a redis-server started by a test on loopback, with no
-// persistence, in a temporary folder.
-type redisServer struct {
-	t    *testing.T
-	addr string
-	dir  string
-	cmd  *exec.Cmd
-	done chan struct{}
-}
+// persistence, in a temporary folder (see testenc.Redis).
+type redisServer struct{ *testenc.Redis }
 
 // startRedis starts a redis-server on a free loopback port.
 func startRedis(t *testing.T) *redisServer {
 	t.Helper()
-	testenc.NeedTool(t, "redis-server")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	r := &redisServer{t: t, addr: addr, dir: t.TempDir()}
-	r.start()
-	t.Cleanup(r.stop)
-	return r
+	return &redisServer{testenc.StartRedis(t)}
 }
 
-// start runs the server on r.addr and waits until it answers PING.
-func (r *redisServer) start() {
-	r.t.Helper()
-	_, port, _ := net.SplitHostPort(r.addr)
-	r.cmd = exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", r.dir, "--protected-mode", "yes")
-	if err := r.cmd.Start(); err != nil {
-		r.t.Fatal(err)
-	}
-	r.done = make(chan struct{})
-	go func() { r.cmd.Wait(); close(r.done) }()
-	c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1})
-	defer c.Close()
-	for i := 0; ; i++ { // bounded: 20 s at most
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return
-		}
-		select {
-		case <-r.done:
-			r.t.Fatalf("redis-server exited: %v", r.cmd.ProcessState)
-		case <-time.After(100 * time.Millisecond):
-		}
-		if i == 100 {
-			r.t.Fatalf("redis-server on %s did not answer: %v", r.addr, err)
-		}
-	}
-}
+// start runs the server again on its address, empty.
+func (r *redisServer) start() { r.Start() }
 
 // stop kills the server and waits for it to exit.
-func (r *redisServer) stop() {
-	if r.cmd == nil || r.cmd.Process == nil {
-		return
-	}
-	r.cmd.Process.Kill()
-	<-r.done
-	r.cmd = nil
-}
+func (r *redisServer) stop() { r.Stop() }
 
 // client returns a new client of the server, closed when the test ends.
 func (r *redisServer) client(t *testing.T) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: 1, DialTimeout: time.Second})
+	c := redis.NewClient(&redis.Options{Addr: r.Addr, MaxRetries: 1, DialTimeout: time.Second})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
