@@ -1,0 +1,39 @@
+module github.com/boundhttp/boundhttp/mcpbound/crosssdk
+
+go 1.26.0
+
+replace (
+	github.com/boundhttp/boundhttp => ../..
+	github.com/boundhttp/boundhttp/mcpbound => ..
+	github.com/boundhttp/boundhttp/mcpbound/mcpgo => ../mcpgo
+	github.com/boundhttp/boundhttp/mcpbound/redisstore => ../redisstore
+)
+
+require (
+	github.com/boundhttp/boundhttp v0.0.0-00010101000000-000000000000
+	github.com/boundhttp/boundhttp/mcpbound v0.0.0-00010101000000-000000000000
+	github.com/boundhttp/boundhttp/mcpbound/mcpgo v0.0.0-00010101000000-000000000000
+	github.com/boundhttp/boundhttp/mcpbound/redisstore v0.0.0-00010101000000-000000000000
+	github.com/mark3labs/mcp-go v1.2.1
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/redis/go-redis/v9 v9.22.0
+)
+
+require (
+	github.com/andybalholm/brotli v1.3.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/spf13/cast v1.7.1 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+)
