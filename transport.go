@@ -134,8 +134,9 @@ type Transport struct {
 	// responses. When it passes, RoundTrip fails with an error that matches
 	// [ErrHeaderTimeout] and reports Timeout. Zero means
 	// [DefaultHeaderTimeout]; negative is invalid (RoundTrip fails). Raise
-	// it for uploads that take longer to send. It does not cover the body
-	// (see Budget.Timeout).
+	// it for uploads that take longer to send or servers slow to answer; a
+	// Base's own ResponseHeaderTimeout still applies ([NewBaseTransport]
+	// sets none). It does not cover the body (see Budget.Timeout).
 	HeaderTimeout time.Duration
 
 	// Budget is charged by every response body, unless the request's

@@ -62,17 +62,21 @@ const (
 
 // NewBaseTransport returns the base transport a [Transport] with a nil Base
 // uses: a clone of [http.DefaultTransport] with DisableCompression set,
-// ResponseHeaderTimeout [DefaultHeaderTimeout], MaxResponseHeaderBytes
-// [DefaultMaxResponseHeaderBytes], and HTTP/2 windows and timeouts
-// ([DefaultStreamWindow], [DefaultConnWindow], [DefaultWriteByteTimeout],
-// [DefaultPingInterval]). Start from it when a Base needs its own TLS,
-// proxy or protocol settings, so that the bounds stay; a Base built from
-// scratch has only what its builder sets. Each call returns a new
-// transport with its own connection pool.
+// MaxResponseHeaderBytes [DefaultMaxResponseHeaderBytes], and HTTP/2
+// windows and timeouts ([DefaultStreamWindow], [DefaultConnWindow],
+// [DefaultWriteByteTimeout], [DefaultPingInterval]). Start from it when a
+// Base needs its own TLS, proxy or protocol settings, so that the bounds
+// stay; a Base built from scratch has only what its builder sets. Each
+// call returns a new transport with its own connection pool.
+//
+// Its ResponseHeaderTimeout is zero: the time to the response headers is
+// the Transport's HeaderTimeout alone, so that raising it is enough (a
+// second, shorter clock in the base would cut the response first, with
+// net/http's error). Used without a Transport, it has no header timeout.
 func NewBaseTransport() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableCompression = true
-	tr.ResponseHeaderTimeout = DefaultHeaderTimeout
+	tr.ResponseHeaderTimeout = 0 // Transport.HeaderTimeout is the one clock
 	tr.MaxResponseHeaderBytes = DefaultMaxResponseHeaderBytes
 	h2 := new(http.HTTP2Config)
 	if tr.HTTP2 != nil {
