@@ -92,10 +92,12 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // the request's context, http.Client.Timeout) ends RoundTrip, a Read in
 // progress and Close within about one second of passing, whatever the peer
 // does: net/http gets 500 ms to end the body; then the Transport closes
-// the body itself, and if that does not return within 500 ms (net/http's
-// HTTP/2 client holds the connection's write lock while it answers the
-// PINGs of a peer that stopped reading), the connection the request got,
-// as [httptrace.ClientTrace.GotConn] reports it. Time also bounds what the
+// the body itself, and the connection the request got (as
+// [httptrace.ClientTrace.GotConn] reports it) if a Read still waits in
+// net/http or the Close does not return within 500 ms: net/http's HTTP/2
+// client holds the connection's write lock while it answers the PINGs of
+// a peer that stopped reading, and such a connection must not be handed
+// to the next request. Time also bounds what the
 // budget does not count: HTTP/2 framing overhead (padding, empty DATA
 // frames) costs CPU and socket bytes only until the body's deadline.
 //

@@ -28,9 +28,11 @@ const abortGrace = 500 * time.Millisecond
 // connWatch remembers the connection a request got, as
 // [httptrace.ClientTrace.GotConn] reports it, so that an abort that
 // net/http cannot complete can close it. On HTTP/2 the connection is
-// shared by other streams; it is closed only when it is wedged (a Close of
-// the body did not return within abortGrace), and then those streams are
-// stuck behind the same lock anyway.
+// shared by other streams; it is closed only when it is wedged (a Read
+// still waits in net/http abortGrace after the deadline, or a Close of the
+// body did not return within abortGrace), and then those streams are stuck
+// behind the same lock anyway. Closing it also keeps the pool from handing
+// it to the next request.
 type connWatch struct {
 	mu   sync.Mutex
 	conn net.Conn
@@ -72,7 +74,8 @@ type connBody struct {
 	mu      sync.Mutex
 	stop    func() bool // stops watching ctx; guarded by mu
 	timer   atomic.Pointer[time.Timer]
-	aborted atomic.Bool // closed by the watch, not by its owner
+	aborted atomic.Bool  // closed by the watch, not by its owner
+	reading atomic.Int32 // Reads in progress in net/http
 	closing atomic.Bool
 	done    chan struct{}
 	err     error // of the close; read after done
@@ -90,16 +93,25 @@ func guardBody(ctx context.Context, body io.ReadCloser, w *connWatch) *connBody 
 	return b
 }
 
-// abort closes the body because its context is done.
+// abort closes the body because its context is done and abortGrace has
+// passed. A Read still waiting in net/http then means the connection is
+// wedged (a healthy one ends a Read when the context does): it is closed
+// too, or the pool would hand it to the next request, which would wait
+// there for its whole HeaderTimeout.
 func (b *connBody) abort() {
 	b.aborted.Store(true)
+	if b.reading.Load() > 0 {
+		b.w.closeConn()
+	}
 	b.Close()
 }
 
 // Read reads the body; once the watch has closed it, its error is the
 // context's, as net/http reports a cancelled body.
 func (b *connBody) Read(p []byte) (int, error) {
+	b.reading.Add(1)
 	n, err := b.ReadCloser.Read(p)
+	b.reading.Add(-1)
 	if err != nil && err != io.EOF && b.aborted.Load() {
 		err = context.Cause(b.ctx)
 	}
