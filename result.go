@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundhttp/boundhttp/internal/body"
+	"github.com/boundhttp/boundhttp/internal/peertext"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -167,20 +168,17 @@ const maxURL = 2048
 // Result keeps: a header is the peer's and may be megabytes long.
 const maxContentType = 256
 
-// maxFailureText is the most bytes of an error's text, and of the URL in
-// it, that a failed Result keeps.
-const maxFailureText = 256
-
 // failureText returns the text of a failure as a Result may carry it:
 // net/http quotes what the peer sent (a malformed status line or header, a
 // redirect's Location in the *url.Error), so the URL is cut as
-// [limits.Echo] cuts it and the rest is cut to maxFailureText bytes, every
-// byte outside printable ASCII escaped.
+// [limits.Echo] cuts it and the rest goes through the one owner of peer
+// text: cut to 256 bytes, every byte outside printable ASCII escaped,
+// unless it is a cause this module already bounded.
 func failureText(err error) string {
 	if ue, ok := err.(*url.Error); ok {
-		return ue.Op + ` "` + limits.Echo(ue.URL) + `": ` + limits.EchoN(ue.Err.Error(), maxFailureText)
+		return ue.Op + ` "` + limits.Echo(ue.URL) + `": ` + peertext.Text(ue.Err)
 	}
-	return limits.EchoN(err.Error(), maxFailureText)
+	return peertext.Text(err)
 }
 
 func (r *Result) describe(resp *http.Response) {

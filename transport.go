@@ -117,6 +117,14 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // A rejected body is closed without reading it further, so its connection is
 // not reused.
 //
+// No error the Transport returns carries a peer's text unbounded: net/http's
+// errors quote what a server sent (a malformed header line, an HTTP/2
+// field name, GOAWAY debug data, a proxy's CONNECT reason phrase), and
+// where such an error enters (RoundTrip's error from Base, a body's source)
+// its text is cut to 256 bytes and escaped, while errors.Is, errors.As and
+// Timeout still reach the original. With a [*limits.Error] around it the
+// text stays under 2 KiB (plus a JSON Pointer's bounded tokens).
+//
 // The zero value is usable: the default budget, whole-body mode, the
 // default timeouts, and a private base transport from [NewBaseTransport]. A
 // Transport is safe for concurrent use; its fields must not change after
@@ -238,7 +246,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.baseTransport().RoundTrip(t.outgoing(req, withUsage(ctx, rb.Usage())))
 	if err = headers.stop(resp, err); err != nil {
 		cancel()
-		return nil, err
+		// net/http's errors quote what the peer sent (a malformed header
+		// line, a proxy's reason phrase, GOAWAY debug data), megabytes of
+		// it: the text is bounded here, the original stays reachable.
+		return nil, peertext.Bound(err)
 	}
 	switch {
 	case resp.StatusCode == http.StatusSwitchingProtocols:

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/boundhttp/boundhttp/internal/peertext"
 )
 
 // A Stage names the point of a body's path at which it was charged.
@@ -87,8 +89,10 @@ type Error struct {
 
 // Error returns a one-line description without any body content: the
 // coding and the pointer, which a peer chooses, appear only as [Echo] and
-// [EchoPointer] render them, so the text is bounded whatever the peer sent
-// (the cause's text, Err.Error(), is appended as it is).
+// [EchoPointer] render them, and the cause's text, Err.Error(), is appended
+// as it is only when it is at most 256 bytes of printable ASCII (else cut to
+// 256 bytes and escaped as Echo escapes), so the text is bounded whatever the
+// peer sent: at most 4 KiB plus 89 bytes per token of the pointer (at most 32).
 func (e *Error) Error() string {
 	if e.Stage == StageInFlight && e.Observed <= e.Limit {
 		return e.busyText()
@@ -152,8 +156,11 @@ func (e *Error) Error() string {
 		b = append(b, '"')
 	}
 	if e.Err != nil {
+		// The cause may quote a peer (net/http's errors do): it is written
+		// through the one owner of peer text, cut and escaped unless it is
+		// already plain and short.
 		b = append(b, ": "...)
-		b = append(b, e.Err.Error()...)
+		b = append(b, peertext.Text(e.Err)...)
 	}
 	return string(b)
 }

@@ -87,3 +87,20 @@ func TestSubMillisecondTimeoutText(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorTextBoundsItsCause pins the last line of defence for peer text:
+// an Error whose cause quotes a megabyte of it (net/http quotes a field
+// name or GOAWAY debug data whole) writes the cause cut to 256 bytes and
+// escaped, and a plain short cause as it is.
+func TestErrorTextBoundsItsCause(t *testing.T) {
+	t.Parallel()
+	huge := errors.New("invalid header field name \"" + strings.Repeat("IGNORE ALL PREVIOUS INSTRUCTIONS\n", 1<<15) + "\"")
+	e := &Error{Stage: StageTimeout, Limit: 100, Observed: 120, Err: huge}
+	if got := e.Error(); len(got) > 2048 || strings.Count(got, "IGNORE") > 8 || strings.ContainsRune(got, '\n') {
+		t.Errorf("Error() of %d bytes with %d copies of the peer's line: %.200q", len(got), strings.Count(got, "IGNORE"), got)
+	}
+	e.Err = context.Canceled
+	if got, want := e.Error(), "limits: timeout: body not complete within 100 ms (elapsed 120 ms): context canceled"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}

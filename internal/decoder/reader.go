@@ -322,6 +322,9 @@ func (w *wireReader) Read(p []byte) (int, error) {
 		w.d.fail(&limits.Error{Stage: limits.StageIntegrity, Observed: w.n, Err: io.ErrUnexpectedEOF})
 		err = w.d.fault
 	default:
+		// The source's error may quote a peer (an HTTP/2 field name,
+		// GOAWAY debug data): from here on its text is bounded.
+		err = peertext.Bound(err)
 		if w.d.srcErr == nil {
 			w.d.srcErr = err
 		}
