@@ -70,7 +70,11 @@ type Result struct {
 	// ContentType is the response's Content-Type, cut to 256 bytes and
 	// escaped as Error is (the header is the server's, of any length).
 	ContentType string `json:"content_type,omitempty"`
-	// Body is the decoded body when it is valid UTF-8.
+	// Body is the decoded body when it is valid UTF-8. With a
+	// Budget.MaxDecodedRunes, Fetch, Preview and ResultOf hold it to that
+	// many characters as serialised (see [Result.BodyChars]): a body whose
+	// JSON escapes (\u0000 is 6 characters) or base64 form pass the cap is
+	// rejected with stage runes, whatever its decoded characters.
 	Body string `json:"body,omitempty"`
 	// BodyBase64 is the decoded body, base64-encoded, when it is not valid
 	// UTF-8.
@@ -114,6 +118,9 @@ func ResultOf(resp *http.Response, err error) Result {
 	if err != nil {
 		r := errorResult(err)
 		r.describe(resp)
+		return r
+	}
+	if r, over := overChars(c, resp, data); over {
 		return r
 	}
 	r = Result{Status: StatusComplete, Complete: true}
@@ -246,7 +253,8 @@ func Preview(client *http.Client, req *http.Request, n int64) Result {
 		return errorResult(err)
 	}
 	defer resp.Body.Close()
-	if c, r := readable(resp); c == nil {
+	c, r := readable(resp)
+	if c == nil {
 		return r
 	}
 	// Cutting at n is the point of a preview, so io.LimitReader is right
@@ -257,10 +265,31 @@ func Preview(client *http.Client, req *http.Request, n int64) Result {
 		r.describe(resp)
 		return r
 	}
-	r := Result{Status: StatusPreview, Notice: fmt.Sprintf(PreviewNotice, n)}
+	buf = trimPartialRune(buf)
+	if r, over := overChars(c, resp, buf); over {
+		return r
+	}
+	r = Result{Status: StatusPreview, Notice: fmt.Sprintf(PreviewNotice, n)}
 	r.describe(resp)
-	r.setBody(trimPartialRune(buf))
+	r.setBody(buf)
 	return r
+}
+
+// overChars returns the rejection of a body whose serialised form (see
+// [Result.BodyChars]) is over the character cap of its budget, and true;
+// or false when it fits or there is no cap.
+func overChars(c *body.Usage, resp *http.Response, data []byte) (Result, bool) {
+	limit := c.CharCap()
+	if limit <= 0 {
+		return Result{}, false
+	}
+	n := bodyChars(data)
+	if n <= limit {
+		return Result{}, false
+	}
+	r := Result{Status: StatusRejected, Rejection: RejectionOf(charsRejected(n, limit))}
+	r.describe(resp)
+	return r, true
 }
 
 // trimPartialRune drops an incomplete UTF-8 sequence at the end of p.

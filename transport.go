@@ -241,6 +241,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx, cancel := context.WithCancel(req.Context())
 	rb := new(body.Body) // its usage record goes out with the request
+	rb.Usage().SetCharCap(b.MaxDecodedRunes)
 	ctx, conn := watchConn(ctx)
 	headers := t.startHeaderTimer(cancel)
 	resp, err := t.baseTransport().RoundTrip(t.outgoing(req, withUsage(ctx, rb.Usage())))

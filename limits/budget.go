@@ -91,6 +91,17 @@ type Budget struct {
 	// in pieces of a few KiB, so that a run of continuation bytes costs one
 	// read per piece, not per byte: detecting a breach may decode that much
 	// past the cap (within MaxDecodedBytes), and none of it is returned.
+	//
+	// Decoded characters are not what an agent is charged for once a body
+	// is serialised: a NUL is one character and six in JSON (\u0000), a
+	// stray continuation byte none and 4/3 in base64. So [boundhttp.Fetch],
+	// [boundhttp.Preview] and [boundhttp.ResultOf] also hold the body as
+	// the Result serialises it to MaxDecodedRunes characters (JSON escapes
+	// counted as encoding/json writes them, or the base64 form of a body
+	// that is not UTF-8; see boundhttp.Result.BodyChars), and reject one
+	// over it with StageRunes, Observed being the serialised count. The
+	// Transport alone, a Middleware and a decoding.Reader count decoded
+	// characters only.
 	MaxDecodedRunes int64
 
 	// Timeout caps the time a body takes, up to its verified end. The

@@ -8,8 +8,9 @@
 //	fetch [flags] URL
 //
 // With -spill-dir, a whole body (complete or http_error) longer than
-// -spill-chars characters (default 50,000, the size above which Claude Code
-// saves a tool result to a file) is written to a new file under that
+// -spill-chars characters as printed (default 50,000, the size above which
+// Claude Code saves a tool result to a file; JSON escapes count their
+// characters, \u0000 six, and a body that is not UTF-8 its base64 form) is written to a new file under that
 // directory (mode 0600, byte for byte) and the printed Result carries no
 // body but a "spilled" member with the file's absolute path and size. The
 // oldest spilled files (fetch-<digits>.txt or .bin, the names fetch gives
@@ -60,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var b limits.Budget
 	fs.Int64Var(&b.MaxWireBytes, "max-wire", 0, "body bytes read off the connection, before decoding (0: 4 MiB)")
 	fs.Int64Var(&b.MaxDecodedBytes, "max-decoded", 0, "body bytes after decoding (0: 4 MiB)")
-	fs.Int64Var(&b.MaxDecodedRunes, "max-chars", 0, "characters after decoding (0: no separate cap)")
+	fs.Int64Var(&b.MaxDecodedRunes, "max-chars", 0, "characters of the body, after decoding and as printed in JSON (escapes and base64 counted; 0: no separate cap)")
 	fs.Float64Var(&b.MaxRatio, "max-ratio", 0, "decoded/wire ratio (0: off)")
 	fs.DurationVar(&b.Timeout, "body-timeout", 30*time.Second, "time to read and verify the body")
 	preview := fs.Int64("preview", 0, "return at most this many decoded bytes, labelled incomplete (0: whole body)")

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/base64"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/boundhttp/boundhttp"
 	spillfolder "github.com/boundhttp/boundhttp/internal/spill"
@@ -30,22 +29,16 @@ type Spill struct {
 	// Path is the file's absolute path. The file holds the decoded body,
 	// byte for byte, with mode 0600.
 	Path string `json:"path"`
-	// Chars is the body's size in characters: Unicode code points of a
-	// UTF-8 body, or characters of its base64 form for any other body
-	// (what would have been printed), the size compared with the threshold.
+	// Chars is the body's size in characters as a Result prints it
+	// ([boundhttp.Result.BodyChars]): its JSON string with every escape
+	// counted (\u0000 is 6 characters), or its base64 form for a body that
+	// is not UTF-8; the size compared with the threshold. fetch prints <, >
+	// and & unescaped, so it prints at most this many.
 	Chars int64 `json:"chars"`
 	// Bytes is the file's size in bytes.
 	Bytes int64 `json:"bytes"`
 	// Note tells the reader why the body is not here and what to do.
 	Note string `json:"note"`
-}
-
-// printedChars returns the characters r's body takes when printed.
-func printedChars(r *boundhttp.Result) int64 {
-	if r.BodyBase64 != "" {
-		return int64(len(r.BodyBase64))
-	}
-	return int64(utf8.RuneCountInString(r.Body))
 }
 
 // spill moves r's body to a new file under dir when r holds a whole body
@@ -56,7 +49,7 @@ func printedChars(r *boundhttp.Result) int64 {
 // 0700) if missing, and refused unless it is private to this user.
 func spill(r boundhttp.Result, dir string, limit, maxBytes int64) output {
 	out := output{Result: r}
-	chars := printedChars(&r)
+	chars := r.BodyChars()
 	if !r.Complete || chars <= limit {
 		return out
 	}

@@ -21,7 +21,8 @@ import (
 )
 
 // spillServer answers /text/N with N two-byte characters, /ascii/N with N
-// ASCII bytes, /bin/N with N bytes that are not UTF-8, and /gone/N with a 410
+// ASCII bytes, /bin/N with N bytes that are not UTF-8, /nul/N with N NUL
+// bytes, and /gone/N with a 410
 // of N two-byte characters.
 func spillServer(t *testing.T) *httptest.Server {
 	t.Helper()
@@ -47,6 +48,8 @@ func spillBody(kind string, n int) ([]byte, bool) {
 		return bytes.Repeat([]byte("a"), n), true
 	case "bin":
 		return bytes.Repeat([]byte{0xff}, n), false
+	case "nul":
+		return make([]byte, n), true // each printed as \u0000, 6 characters
 	}
 	return []byte(strings.Repeat("é", n)), true
 }
@@ -69,6 +72,9 @@ func TestSpill(t *testing.T) {
 		{"default threshold, one over", nil, "/ascii/50001", false, exitComplete, true, 50001},
 		{"binary at the threshold", []string{"-spill-chars", "12"}, "/bin/9", false, exitComplete, false, 0}, // 12 base64 characters
 		{"binary over", []string{"-spill-chars", "11"}, "/bin/9", false, exitComplete, true, 12},
+		{"escapes at the threshold", []string{"-spill-chars", "60"}, "/nul/10", false, exitComplete, false, 0}, // 60 printed characters
+		{"escapes over, counted as printed", []string{"-spill-chars", "59"}, "/nul/10", false, exitComplete, true, 60},
+		{"49,999 NULs over the default threshold", nil, "/nul/49999", false, exitComplete, true, 299_994},
 		{"error document over", []string{"-spill-chars", "10"}, "/gone/11", false, exitHTTPError, true, 11},
 		{"zero spills any body", []string{"-spill-chars", "0"}, "/text/1", false, exitComplete, true, 1},
 		{"zero keeps an empty body", []string{"-spill-chars", "0"}, "/text/0", false, exitComplete, false, 0},

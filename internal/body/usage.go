@@ -17,7 +17,15 @@ type Usage struct {
 	wire    atomic.Int64
 	decoded atomic.Int64
 	done    atomic.Bool
+	chars   atomic.Int64 // the character cap of the body's serialised form, or 0
 }
+
+// SetCharCap records the character cap (Budget.MaxDecodedRunes) that a
+// Result made of the body holds its serialised form to; 0 means none.
+func (c *Usage) SetCharCap(n int64) { c.chars.Store(n) }
+
+// CharCap returns the cap SetCharCap recorded, or 0.
+func (c *Usage) CharCap() int64 { return c.chars.Load() }
 
 // Set records u and whether the body was read to its verified end.
 // Concurrent writers are serialised (they never contend in practice: a
