@@ -2,7 +2,10 @@ package boundhttp_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -85,6 +88,52 @@ func TestTimeoutRunsFromHeaders(t *testing.T) {
 		if stageOf(err) != "timeout" || bytes.Equal(got, data) && !tt.streaming {
 			t.Errorf("body ending %v after the headers (streaming %v, first Read after %v), timeout 100 ms: %q, %v; want stage timeout",
 				tt.delay+tt.wait, tt.streaming, tt.wait, got, err)
+		}
+	}
+}
+
+// TestInFlightWaitCutByDeadlineIsTimeout pins the trap of a deadline that
+// net/http-style code cannot see: a body that waits for room in InFlight
+// until the request's deadline fails with a *limits.Error of stage
+// inflight wrapping context.DeadlineExceeded, and its Timeout method
+// (asked first by errors.As, and by *url.Error through ResponseError)
+// reported false, the deadline it wraps unseen. A wait ended by a cancel,
+// and a size rejection, are no timeouts.
+func TestInFlightWaitCutByDeadlineIsTimeout(t *testing.T) {
+	t.Parallel()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(make([]byte, 1000))
+	}))
+	defer s.Close()
+	tr := &boundhttp.Transport{InFlight: limits.NewInFlight(1500)}
+	held, err := tr.RoundTrip(newGet(t, s.URL)) // 1000 of 1500, until the end
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Body.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL, nil)
+	_, err = (&http.Client{Transport: tr}).Do(req)
+	var le *limits.Error
+	if !errors.As(err, &le) || le.Stage != limits.StageInFlight || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("fetch that waits past its deadline: %v, want an inflight rejection wrapping the deadline", err)
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("inflight wait cut by the deadline, through http.Client: Timeout false, want true (%v)", err)
+	}
+	for _, c := range []struct {
+		err  *limits.Error
+		want bool
+	}{
+		{&limits.Error{Stage: limits.StageInFlight, Err: context.DeadlineExceeded}, true},
+		{&limits.Error{Stage: limits.StageInFlight, Err: context.Canceled}, false},
+		{&limits.Error{Stage: limits.StageDecoded}, false},
+		{&limits.Error{Stage: limits.StageTimeout}, true},
+	} {
+		if got := c.err.Timeout(); got != c.want {
+			t.Errorf("%v (cause %v): Timeout %v, want %v", c.err.Stage, c.err.Err, got, c.want)
 		}
 	}
 }

@@ -175,9 +175,15 @@ func appendEncoding(b []byte, enc string) []byte {
 	return append(b, ')')
 }
 
-// Timeout reports whether e is a [StageTimeout] rejection, the convention
-// of [net.Error], so that code written for net/http timeouts recognises it.
-func (e *Error) Timeout() bool { return e.Stage == StageTimeout }
+// Timeout reports whether e is a [StageTimeout] rejection, or one whose
+// cause is a timeout (an in-flight wait that the request's deadline ended
+// wraps context.DeadlineExceeded), the convention of [net.Error], so that
+// code written for net/http timeouts recognises it: errors.As stops at e
+// and never asks the cause.
+func (e *Error) Timeout() bool {
+	var t interface{ Timeout() bool }
+	return e.Stage == StageTimeout || errors.As(e.Err, &t) && t.Timeout()
+}
 
 func unit(s Stage) string {
 	switch s {
