@@ -88,9 +88,13 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // get [DefaultBodyTimeout] (60 s), and a streaming body has none (the
 // caller paces it; bound it with the request's context). A body that
 // reaches its end after the deadline is rejected with
-// [limits.StageTimeout]. Every deadline (HeaderTimeout, Budget.Timeout,
-// the request's context, http.Client.Timeout) ends RoundTrip, a Read in
-// progress and Close within about one second of passing, whatever the peer
+// [limits.StageTimeout]. Both clocks are per response: [http.Client]
+// starts them anew at each redirect it follows (up to 10 by default, so
+// about 11 times each in all); bound a whole fetch with
+// http.Client.Timeout or the request's context. Every deadline
+// (HeaderTimeout, Budget.Timeout, the request's context,
+// http.Client.Timeout) ends RoundTrip, a Read in progress and Close within
+// about one second of passing, whatever the peer
 // does: net/http gets 500 ms to end the body; then the Transport closes
 // the body itself, and the connection the request got (as
 // [httptrace.ClientTrace.GotConn] reports it) if a Read still waits in
@@ -136,7 +140,12 @@ type Transport struct {
 	// DisableCompression, header, HTTP/2 window and write bounds); neither
 	// http.DefaultTransport nor a Base handed in is modified. A Base must
 	// not decode bodies itself: the Transport always sets Accept-Encoding,
-	// which keeps http.Transport's transparent gzip off.
+	// which keeps http.Transport's transparent gzip off. The deadlines
+	// reach a Base through the request's context, and its connections
+	// through [httptrace.ClientTrace.GotConn]: a Base that sends the
+	// request with another context is not ended by them before the
+	// response headers, and a connection it does not report cannot be
+	// closed when it wedges.
 	Base http.RoundTripper
 
 	// HeaderTimeout caps the time from RoundTrip to the response headers:
