@@ -101,9 +101,16 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // net/http or the Close does not return within 500 ms: net/http's HTTP/2
 // client holds the connection's write lock while it answers the PINGs of
 // a peer that stopped reading, and such a connection must not be handed
-// to the next request. Time also bounds what the
-// budget does not count: HTTP/2 framing overhead (padding, empty DATA
-// frames) costs CPU and socket bytes only until the body's deadline.
+// to the next request.
+//
+// What the budget does not count, framing overhead (HTTP/2 padding and
+// empty DATA frames, chunk extensions, PINGs), is bounded by the
+// connections of a nil Base, in every mode, streaming included: one that
+// reads more than [DefaultFramingRatio] (32) socket bytes per body byte it
+// delivers, beyond [DefaultFramingSlack] (1 MiB) when made and per request,
+// fails every body and request on it with a [*limits.Error] of stage wire,
+// Field "framing". So a body costs at most 32 times the CPU and socket
+// bytes of its counted bytes, plus 2 MiB.
 //
 // Memory outside the budget is bounded by the base transport of a nil Base
 // (see [NewBaseTransport]): response headers up to

@@ -62,12 +62,15 @@ const (
 
 // NewBaseTransport returns the base transport a [Transport] with a nil Base
 // uses: a clone of [http.DefaultTransport] with DisableCompression set,
-// MaxResponseHeaderBytes [DefaultMaxResponseHeaderBytes], and HTTP/2
-// windows and timeouts ([DefaultStreamWindow], [DefaultConnWindow],
-// [DefaultWriteByteTimeout], [DefaultPingInterval]). Start from it when a
-// Base needs its own TLS, proxy or protocol settings, so that the bounds
-// stay; a Base built from scratch has only what its builder sets. Each
-// call returns a new transport with its own connection pool.
+// MaxResponseHeaderBytes [DefaultMaxResponseHeaderBytes], HTTP/2 windows
+// and timeouts ([DefaultStreamWindow], [DefaultConnWindow],
+// [DefaultWriteByteTimeout], [DefaultPingInterval]), and connections that
+// fail once they read more than [DefaultFramingRatio] socket bytes per body
+// byte plus [DefaultFramingSlack] (its DialContext counts; replacing
+// DialContext, or setting DialTLSContext, drops that bound). Start from it
+// when a Base needs its own TLS, proxy or protocol settings, so that the
+// bounds stay; a Base built from scratch has only what its builder sets.
+// Each call returns a new transport with its own connection pool.
 //
 // Its ResponseHeaderTimeout is zero: the time to the response headers is
 // the Transport's HeaderTimeout alone, so that raising it is enough (a
@@ -76,6 +79,7 @@ const (
 func NewBaseTransport() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableCompression = true
+	tr.DialContext = countFraming(tr.DialContext)
 	tr.ResponseHeaderTimeout = 0 // Transport.HeaderTimeout is the one clock
 	tr.MaxResponseHeaderBytes = DefaultMaxResponseHeaderBytes
 	h2 := new(http.HTTP2Config)

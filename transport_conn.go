@@ -34,14 +34,28 @@ const abortGrace = 500 * time.Millisecond
 // behind the same lock anyway. Closing it also keeps the pool from handing
 // it to the next request.
 type connWatch struct {
-	mu   sync.Mutex
-	conn net.Conn
+	mu      sync.Mutex
+	conn    net.Conn
+	framing atomic.Pointer[framingConn] // the connection's count, if it keeps one
 }
 
+// got records the request's connection and grants the request its
+// framing slack on a connection that counts.
 func (w *connWatch) got(info httptrace.GotConnInfo) {
 	w.mu.Lock()
 	w.conn = info.Conn
 	w.mu.Unlock()
+	if fc := framingOf(info.Conn); fc != nil {
+		fc.grant()
+		w.framing.Store(fc)
+	}
+}
+
+// delivered records n body bytes read from the request's connection.
+func (w *connWatch) delivered(n int) {
+	if fc := w.framing.Load(); fc != nil && n > 0 {
+		fc.delivered(n)
+	}
 }
 
 // closeConn closes the connection the request got, if any was reported.
@@ -112,6 +126,7 @@ func (b *connBody) Read(p []byte) (int, error) {
 	b.reading.Add(1)
 	n, err := b.ReadCloser.Read(p)
 	b.reading.Add(-1)
+	b.w.delivered(n)
 	if err != nil && err != io.EOF && b.aborted.Load() {
 		err = context.Cause(b.ctx)
 	}

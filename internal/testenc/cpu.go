@@ -1,6 +1,9 @@
 package testenc
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // CPUPerOp starts measuring the CPU time of the process (every goroutine:
 // the benchmark's, a loopback server's, the garbage collector's) and
@@ -19,3 +22,7 @@ func CPUPerOp(b *testing.B) func() {
 		}
 	}
 }
+
+// CPUTime returns the CPU time (user and system) the process has used so
+// far, every goroutine included, and whether it could be read.
+func CPUTime() (time.Duration, bool) { return cpuTime() }

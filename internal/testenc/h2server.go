@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/binary"
+	"errors"
 	"io"
 	"math/big"
 	"net"
@@ -49,20 +50,139 @@ type H2Frame struct {
 type H2Conn struct {
 	net.Conn
 	wmu sync.Mutex
+
+	// The client's flow-control windows, as its SETTINGS and WINDOW_UPDATE
+	// frames set them (RFC 9113 6.9): NextRequest and ReadLoop credit them,
+	// DataFlow waits for room.
+	fmu      sync.Mutex
+	fcond    *sync.Cond
+	connWin  int64
+	initWin  int64
+	streams  map[uint32]int64
+	readDone bool
 }
 
-// WriteFrame writes one frame.
+// flow returns the window state, set up on first use.
+func (c *H2Conn) flow() *sync.Cond {
+	if c.fcond == nil {
+		c.fcond = sync.NewCond(&c.fmu)
+		c.connWin, c.initWin, c.streams = 65535, 65535, map[uint32]int64{}
+	}
+	return c.fcond
+}
+
+// credit records what a frame from the client says about flow control.
+func (c *H2Conn) credit(f H2Frame) {
+	c.fmu.Lock()
+	defer c.fmu.Unlock()
+	cond := c.flow()
+	switch {
+	case f.Type == H2Settings && f.Flags&H2FlagAck == 0:
+		for p := f.Payload; len(p) >= 6; p = p[6:] {
+			if binary.BigEndian.Uint16(p) == 0x4 { // SETTINGS_INITIAL_WINDOW_SIZE
+				v := int64(binary.BigEndian.Uint32(p[2:]))
+				for id := range c.streams {
+					c.streams[id] += v - c.initWin
+				}
+				c.initWin = v
+			}
+		}
+	case f.Type == H2WindowUpdate && len(f.Payload) == 4:
+		inc := int64(binary.BigEndian.Uint32(f.Payload) & 0x7fffffff)
+		if f.Stream == 0 {
+			c.connWin += inc
+		} else {
+			c.streams[f.Stream] = c.window(f.Stream) + inc
+		}
+	}
+	cond.Broadcast()
+}
+
+// window returns a stream's window; c.fmu is held.
+func (c *H2Conn) window(stream uint32) int64 {
+	w, ok := c.streams[stream]
+	if !ok {
+		w = c.initWin
+		c.streams[stream] = w
+	}
+	return w
+}
+
+// ReadLoop reads the client's frames until the connection fails,
+// acknowledging SETTINGS and PINGs and crediting WINDOW_UPDATEs, so that
+// DataFlow can send as much as the client allows. Run it in its own
+// goroutine after NextRequest; nothing else may read from c meanwhile.
+func (c *H2Conn) ReadLoop() {
+	defer func() {
+		c.fmu.Lock()
+		c.flow()
+		c.readDone = true
+		c.fcond.Broadcast()
+		c.fmu.Unlock()
+	}()
+	for {
+		f, err := c.ReadFrame()
+		if err != nil || c.answer(f) != nil {
+			return
+		}
+	}
+}
+
+// answer acknowledges a SETTINGS or PING frame and credits the windows.
+func (c *H2Conn) answer(f H2Frame) error {
+	c.credit(f)
+	switch {
+	case f.Type == H2Settings && f.Flags&H2FlagAck == 0:
+		return c.WriteFrame(H2Settings, H2FlagAck, 0, nil)
+	case f.Type == H2Ping && f.Flags&H2FlagAck == 0:
+		return c.WriteFrame(H2Ping, H2FlagAck, 0, f.Payload)
+	}
+	return nil
+}
+
+// errNoWindow is DataFlow's error when the client stopped reading.
+var errNoWindow = errors.New("testenc: no flow-control window: the client stopped reading")
+
+// DataFlow is Data within the client's flow-control windows: it waits (at
+// most 10 seconds, while ReadLoop runs) until the stream and the
+// connection have room for the frame's whole payload, padding included.
+func (c *H2Conn) DataFlow(stream uint32, p []byte, pad int, endStream bool) error {
+	size := int64(len(p))
+	if pad > 0 {
+		size += 1 + int64(pad)
+	}
+	c.fmu.Lock()
+	cond := c.flow()
+	deadline := time.AfterFunc(10*time.Second, func() {
+		c.fmu.Lock()
+		c.readDone = true
+		cond.Broadcast()
+		c.fmu.Unlock()
+	})
+	defer deadline.Stop()
+	for !c.readDone && (c.connWin < size || c.window(stream) < size) {
+		cond.Wait()
+	}
+	if c.connWin < size || c.window(stream) < size {
+		c.fmu.Unlock()
+		return errNoWindow
+	}
+	c.connWin -= size
+	c.streams[stream] -= size
+	c.fmu.Unlock()
+	return c.Data(stream, p, pad, endStream)
+}
+
+// WriteFrame writes one frame, in one write (so one TLS record).
 func (c *H2Conn) WriteFrame(typ, flags byte, stream uint32, payload []byte) error {
-	var h [9]byte
-	h[0], h[1], h[2] = byte(len(payload)>>16), byte(len(payload)>>8), byte(len(payload))
-	h[3], h[4] = typ, flags
-	binary.BigEndian.PutUint32(h[5:], stream&0x7fffffff)
+	f := make([]byte, 9, 9+len(payload))
+	f[0], f[1], f[2] = byte(len(payload)>>16), byte(len(payload)>>8), byte(len(payload))
+	f[3], f[4] = typ, flags
+	binary.BigEndian.PutUint32(f[5:], stream&0x7fffffff)
+	f = append(f, payload...)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if _, err := c.Conn.Write(h[:]); err != nil {
-		return err
-	}
-	_, err := c.Conn.Write(payload)
+	_, err := c.Conn.Write(f)
 	return err
 }
 
@@ -78,23 +198,19 @@ func (c *H2Conn) ReadFrame() (H2Frame, error) {
 	return f, err
 }
 
-// NextRequest reads frames, acknowledging SETTINGS and PINGs, until the
-// client opens a stream, and returns the stream's id.
+// NextRequest reads frames, acknowledging SETTINGS and PINGs and crediting
+// flow-control windows, until the client opens a stream, and returns the
+// stream's id.
 func (c *H2Conn) NextRequest() (uint32, error) {
 	for {
 		f, err := c.ReadFrame()
 		if err != nil {
 			return 0, err
 		}
-		switch {
-		case f.Type == H2Headers:
+		if f.Type == H2Headers {
 			return f.Stream, nil
-		case f.Type == H2Settings && f.Flags&H2FlagAck == 0:
-			err = c.WriteFrame(H2Settings, H2FlagAck, 0, nil)
-		case f.Type == H2Ping && f.Flags&H2FlagAck == 0:
-			err = c.WriteFrame(H2Ping, H2FlagAck, 0, f.Payload)
 		}
-		if err != nil {
+		if err := c.answer(f); err != nil {
 			return 0, err
 		}
 	}

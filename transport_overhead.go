@@ -1,0 +1,105 @@
+package boundhttp
+
+import (
+	"context"
+	"net"
+	"sync/atomic"
+
+	"github.com/boundhttp/boundhttp/internal/sat"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// Framing overhead: what a connection carries besides the body bytes the
+// budget counts (HTTP/2 frame headers and padding, empty DATA frames,
+// chunk-size lines and extensions, TLS records, PINGs) costs CPU and
+// socket bytes, and a hostile server can make it as large as it likes: 1
+// byte of body in a DATA frame with 255 bytes of padding, or DATA frames
+// with no body at all. The connections of the base transport
+// [NewBaseTransport] returns count the bytes they read and fail once they
+// pass DefaultFramingRatio times the body bytes handed on from them plus
+// DefaultFramingSlack per connection and per request.
+const (
+	// DefaultFramingRatio is the most socket bytes a connection of the
+	// base transport may read per body byte it delivers (wire bytes, as
+	// MaxWireBytes counts them), beyond its slack: 32. A server that
+	// flushes every body byte on its own (an HTTP/2 frame of 1 byte in a
+	// TLS 1.3 record is 32 bytes) stays within it.
+	DefaultFramingRatio = 32
+
+	// DefaultFramingSlack is the socket bytes a connection of the base
+	// transport may read, beyond DefaultFramingRatio per body byte, when
+	// it is made (the TLS handshake, SETTINGS) and again for every request
+	// it carries (response headers, up to [DefaultMaxResponseHeaderBytes],
+	// and 1xx responses): 1 MiB.
+	DefaultFramingSlack = 1 << 20
+)
+
+// framingConn is a connection of the base transport that counts the bytes
+// it reads and fails, for good, once they pass its allowance:
+// DefaultFramingSlack when it was made and per request it got (see
+// connWatch), plus DefaultFramingRatio per body byte read from it. Every
+// request and body on it then fails with the same *limits.Error (stage
+// wire, Field "framing").
+type framingConn struct {
+	net.Conn
+	read  atomic.Int64 // socket bytes read
+	slack atomic.Int64 // granted when made and per request
+	body  atomic.Int64 // body bytes delivered from it
+	err   atomic.Pointer[limits.Error]
+}
+
+func (c *framingConn) Read(p []byte) (int, error) {
+	if e := c.err.Load(); e != nil {
+		return 0, e
+	}
+	n, err := c.Conn.Read(p)
+	read := c.read.Add(int64(n))
+	if allowed := c.allowed(); read > allowed {
+		e := &limits.Error{Stage: limits.StageWire, Field: "framing", Limit: allowed, Observed: read}
+		c.err.CompareAndSwap(nil, e)
+		return 0, c.err.Load()
+	}
+	return n, err
+}
+
+// allowed returns the socket bytes the connection may read so far.
+func (c *framingConn) allowed() int64 {
+	// body counts bytes actually read: far below MaxInt64/32.
+	return sat.Add(c.slack.Load(), c.body.Load()*DefaultFramingRatio)
+}
+
+// grant adds a request's slack.
+func (c *framingConn) grant() { c.slack.Add(DefaultFramingSlack) }
+
+// delivered records n body bytes read from the connection.
+func (c *framingConn) delivered(n int) { c.body.Add(int64(n)) }
+
+// countFraming wraps dial so that every connection it makes counts its
+// framing overhead.
+func countFraming(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		fc := &framingConn{Conn: c}
+		fc.grant()
+		return fc, nil
+	}
+}
+
+// framingOf returns the counting connection under c (a TLS connection is
+// unwrapped through NetConn), or nil when c does not count.
+func framingOf(c net.Conn) *framingConn {
+	for range 4 {
+		switch v := c.(type) {
+		case *framingConn:
+			return v
+		case interface{ NetConn() net.Conn }:
+			c = v.NetConn()
+		default:
+			return nil
+		}
+	}
+	return nil
+}
