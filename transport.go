@@ -270,6 +270,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	switch {
 	case resp.StatusCode == http.StatusSwitchingProtocols:
+		conn.upgraded() // the connection now carries another protocol
 		return switched(req, resp, cancel)
 	case !hasBody(req, resp):
 		cancel()

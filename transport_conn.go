@@ -3,6 +3,7 @@ package boundhttp
 import (
 	"context"
 	"io"
+	"math"
 	"net"
 	"net/http/httptrace"
 	"sync"
@@ -48,6 +49,14 @@ func (w *connWatch) got(info httptrace.GotConnInfo) {
 	if fc := framingOf(info.Conn); fc != nil {
 		fc.grant()
 		w.framing.Store(fc)
+	}
+}
+
+// upgraded lifts the framing bound of a connection handed over by a 101
+// Switching Protocols: what it carries now is no body of ours.
+func (w *connWatch) upgraded() {
+	if fc := w.framing.Load(); fc != nil {
+		fc.slack.Store(math.MaxInt64)
 	}
 }
 

@@ -1,9 +1,11 @@
 package boundhttp_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -132,5 +134,31 @@ func TestFramingOfHonestServersPasses(t *testing.T) {
 	defer s.Close()
 	if err, n, _ := fetchFramed(t, s.URL, boundhttp.NewBaseTransport(), false); err != nil || n != 64<<10 {
 		t.Errorf("1-byte chunks: %d bytes, %v; want %d", n, err, 64<<10)
+	}
+}
+
+// TestUpgradedConnectionHasNoFramingBound pins the edge of the framing
+// bound: a connection handed over by a 101 Switching Protocols carries
+// another protocol, none of it a body the Transport counts, so 4 MiB
+// (twice the slack) pass through it whole.
+func TestUpgradedConnectionHasNoFramingBound(t *testing.T) {
+	t.Parallel()
+	const size = 4 << 20
+	u := testenc.RawServer(t, func(conn net.Conn, _ *http.Request) {
+		io.WriteString(conn, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: bytes\r\n\r\n")
+		conn.Write(bytes.Repeat([]byte("x"), size))
+	})
+	tr := &boundhttp.Transport{}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "bytes")
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v, %v; want the 101", resp, err)
+	}
+	defer resp.Body.Close()
+	if n, err := io.Copy(io.Discard, resp.Body); n != size || err != nil {
+		t.Errorf("read %d bytes of the upgraded connection, %v; want %d", n, err, size)
 	}
 }
