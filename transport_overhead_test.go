@@ -52,9 +52,9 @@ func framedServer(t *testing.T, useTLS bool, frames, body, pad int) (string, *ht
 }
 
 // fetchFramed fetches url in whole-body or streaming mode and returns the
-// error of the fetch or of reading the body to its end, the body bytes
-// read and the CPU time the process spent.
-func fetchFramed(t *testing.T, url string, base *http.Transport, streaming bool) (error, int64, time.Duration) {
+// body bytes read, the CPU time the process spent and the error of the
+// fetch or of reading the body to its end.
+func fetchFramed(t *testing.T, url string, base *http.Transport, streaming bool) (int64, time.Duration, error) {
 	t.Helper()
 	tr := &boundhttp.Transport{Base: base, Streaming: streaming, Budget: limits.Budget{Timeout: time.Minute}}
 	defer tr.CloseIdleConnections()
@@ -67,7 +67,7 @@ func fetchFramed(t *testing.T, url string, base *http.Transport, streaming bool)
 		resp.Body.Close()
 	}
 	cpu1, _ := testenc.CPUTime()
-	return err, n, cpu1 - cpu0
+	return n, cpu1 - cpu0, err
 }
 
 // TestFramingOverheadIsBounded pins the trap of uncounted framing: HTTP/2
@@ -95,7 +95,7 @@ func TestFramingOverheadIsBounded(t *testing.T) {
 			for _, streaming := range []bool{false, true} {
 				where := fmt.Sprintf("%s, TLS %v, streaming %v", name, useTLS, streaming)
 				u, base := framedServer(t, useTLS, f[0], f[1], f[2])
-				err, n, cpu := fetchFramed(t, u, base, streaming)
+				n, cpu, err := fetchFramed(t, u, base, streaming)
 				t.Logf("%s: %d body bytes, %v CPU (client and server): %v", where, n, cpu, err)
 				var le *limits.Error
 				if !errors.As(err, &le) || le.Stage != limits.StageWire || le.Field != "framing" {
@@ -120,7 +120,7 @@ func TestFramingOfHonestServersPasses(t *testing.T) {
 	const size = 128 << 10 // 4 MiB of TLS records, twice the slack
 	for _, useTLS := range []bool{false, true} {
 		u, base := framedServer(t, useTLS, size, 1, 0)
-		if err, n, _ := fetchFramed(t, u, base, false); err != nil || n != size+1 {
+		if n, _, err := fetchFramed(t, u, base, false); err != nil || n != size+1 {
 			t.Errorf("1-byte DATA frames, TLS %v: %d bytes, %v; want %d bytes", useTLS, n, err, size+1)
 		}
 	}
@@ -132,7 +132,7 @@ func TestFramingOfHonestServersPasses(t *testing.T) {
 		}
 	}))
 	defer s.Close()
-	if err, n, _ := fetchFramed(t, s.URL, boundhttp.NewBaseTransport(), false); err != nil || n != 64<<10 {
+	if n, _, err := fetchFramed(t, s.URL, boundhttp.NewBaseTransport(), false); err != nil || n != 64<<10 {
 		t.Errorf("1-byte chunks: %d bytes, %v; want %d", n, err, 64<<10)
 	}
 }
