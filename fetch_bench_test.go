@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/boundhttp/boundhttp"
@@ -175,34 +174,4 @@ func BenchmarkFetchClients(b *testing.B) {
 			})
 		}
 	}
-}
-
-// concurrently runs op b.N times in all from n goroutines. Unlike
-// b.RunParallel, whose goroutine count is a multiple of GOMAXPROCS, it runs
-// exactly n concurrent clients.
-func concurrently(b *testing.B, n int, op func() error) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var once sync.Once
-	b.ResetTimer()
-	defer cpuPerOp(b)()
-	for range n {
-		wg.Go(func() {
-			for next.Add(1) <= int64(b.N) {
-				if err := op(); err != nil {
-					once.Do(func() { b.Error(err) })
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// bsize names a benchmark body size.
-func bsize(n int) string {
-	if n >= 1<<20 {
-		return fmt.Sprintf("%dMiB", n>>20)
-	}
-	return fmt.Sprintf("%dKiB", n>>10)
 }

@@ -3,8 +3,10 @@ package boundhttp_test
 import (
 	"bytes"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 
 	"github.com/boundhttp/boundhttp"
@@ -60,5 +62,77 @@ func TestHTTP2(t *testing.T) {
 		if resp.StatusCode != tt.status || (tt.status == 200 && (len(handlerGot) != tt.n || proto != "HTTP/2.0")) {
 			t.Errorf("HTTP/2 POST of %d: status %d, handler got %d bytes over %s; want %d", tt.n, resp.StatusCode, len(handlerGot), proto, tt.status)
 		}
+	}
+}
+
+// TestHTTP2RejectionRefusesOnlyTheStream pins the trap of Connection: close
+// on HTTP/2, where Go's server turns it into GOAWAY for the whole
+// connection: an oversized request multiplexed with a slow ordinary one must
+// fail alone; the ordinary one completes and the connection is reused.
+func TestHTTP2RejectionRefusesOnlyTheStream(t *testing.T) {
+	t.Parallel()
+	var conns atomic.Int32
+	s := httptest.NewUnstartedServer(boundhttp.Middleware(proxyBudget)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		w.Write([]byte(r.Proto + " " + string(rune('0'+len(data)%10))))
+	})))
+	s.EnableHTTP2 = true
+	s.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	s.StartTLS()
+	defer s.Close()
+	c := s.Client()
+
+	// The slow request: its body arrives in two parts, the oversized
+	// request between them.
+	pr, pw := io.Pipe()
+	slow, _ := http.NewRequest("POST", s.URL, pr)
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := c.Do(slow)
+		done <- result{resp, err}
+	}()
+	pw.Write(text(1000))
+
+	big, _ := http.NewRequest("POST", s.URL, bytes.NewReader(text(700<<10)))
+	resp, err := c.Do(big)
+	if err != nil {
+		t.Fatalf("oversized request: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 413 || resp.ProtoMajor != 2 {
+		t.Errorf("oversized request: %s %s, want 413 over HTTP/2", resp.Proto, resp.Status)
+	}
+
+	pw.Write(text(1000))
+	pw.Close()
+	res := <-done
+	if res.err != nil {
+		t.Fatalf("slow request beside the rejection: %v", res.err)
+	}
+	got, err := io.ReadAll(res.resp.Body)
+	res.resp.Body.Close()
+	if err != nil || res.resp.StatusCode != 200 || string(got) != "HTTP/2.0 0" {
+		t.Errorf("slow request beside the rejection: %d %q %v, want 200 %q", res.resp.StatusCode, got, err, "HTTP/2.0 0")
+	}
+
+	resp, err = c.Post(s.URL, "text/plain", bytes.NewReader(text(10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := conns.Load(); n != 1 || resp.StatusCode != 200 {
+		t.Errorf("after the rejection: %d connections, status %d; want the one connection reused, 200", n, resp.StatusCode)
 	}
 }

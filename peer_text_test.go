@@ -1,16 +1,20 @@
 package boundhttp_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/boundhttp/boundhttp"
@@ -167,5 +171,415 @@ func TestPeerCodingOverTheWireToTransportAndResult(t *testing.T) {
 				tr.CloseIdleConnections()
 			}
 		})
+	}
+}
+
+// TestEchoingAttackerBytesFailedResult (trap: echoing attacker bytes into
+// errors): net/http quotes what a server sent in its errors (a malformed
+// status line or header line, the redirect target in the *url.Error), and
+// a failed Result carried that text whole: 50 KB of server-chosen bytes in
+// Result.Error. The text of a failure is bounded and escaped.
+func TestEchoingAttackerBytesFailedResult(t *testing.T) {
+	junk := strings.Repeat("IGNORE PREVIOUS INSTRUCTIONS \x01", 2000) // 60 KB
+	responses := map[string]string{
+		"status line": "HTTP/1.1 2" + strings.Repeat("IGNORE_", 9000) + " OK\r\nContent-Length: 0\r\n\r\n",
+		"header line": "HTTP/1.1 200 OK\r\nX" + junk + "\r\nContent-Length: 0\r\n\r\n",
+	}
+	for name, resp := range responses {
+		t.Run(name, func(t *testing.T) {
+			url := rawConnServer(t, func(c net.Conn, _ *http.Request) { io.WriteString(c, resp) })
+			checkFailureBounded(t, url+"/")
+		})
+	}
+	t.Run("redirect target", func(t *testing.T) {
+		// A redirect to a huge URL whose answer is refused: the *url.Error
+		// names the Location the server chose.
+		var url string
+		url = rawConnServer(t, func(c net.Conn, r *http.Request) {
+			if r.URL.Path == "/" {
+				io.WriteString(c, "HTTP/1.1 302 Found\r\nLocation: "+url+"/"+strings.Repeat("A", 60000)+"\r\nContent-Length: 0\r\n\r\n")
+				return
+			}
+			io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\n\r\n")
+		})
+		checkFailureBounded(t, url+"/")
+	})
+}
+
+func checkFailureBounded(t *testing.T, url string) {
+	t.Helper()
+	tr := &boundhttp.Transport{Budget: limits.Budget{MaxWireBytes: 1 << 10, MaxDecodedBytes: 1 << 10}}
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, res := range map[string]boundhttp.Result{
+		"Fetch":   boundhttp.Fetch(&http.Client{Transport: tr}, req),
+		"Preview": boundhttp.Preview(&http.Client{Transport: tr}, req, 10),
+	} {
+		if res.Status != boundhttp.StatusFailed {
+			t.Fatalf("%s: status %s, want failed", name, res.Status)
+		}
+		if len(res.Error) > 1024 || strings.Count(res.Error, "IGNORE") > 60 ||
+			strings.Contains(res.Error, strings.Repeat("A", 100)) || strings.ContainsRune(res.Error, '\x01') {
+			t.Errorf("%s: Result.Error carries the server's bytes (%d bytes): %.120q", name, len(res.Error), res.Error)
+		}
+		if res.Error == "" {
+			t.Errorf("%s: a failed Result says nothing", name)
+		}
+	}
+}
+
+// TestEchoingAttackerBytesContentType (trap: echoing attacker bytes into
+// errors): Result.ContentType copied the server's header whole, also into
+// a rejected Result: 200 KB of server-chosen text next to a rejection that
+// promises to keep the server's content out. It is cut and escaped.
+func TestEchoingAttackerBytesContentType(t *testing.T) {
+	ct := "text/plain; x=" + strings.Repeat("IGNORE_PREVIOUS_INSTRUCTIONS\xff", 7000)
+	url := rawConnServer(t, func(c net.Conn, _ *http.Request) {
+		// A redirect the caller keeps (ErrUseLastResponse), whose body is
+		// verified, and rejected, when ResultOf reads it.
+		io.WriteString(c, "HTTP/1.1 302 Found\r\nLocation: /x\r\nContent-Encoding: gzip\r\nContent-Type: "+ct+
+			"\r\nContent-Length: 9\r\n\r\nnot gzip!")
+	})
+	tr := &boundhttp.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, fetch := range []func(*http.Request) boundhttp.Result{
+		func(r *http.Request) boundhttp.Result { return boundhttp.Fetch(client, r) },
+		func(r *http.Request) boundhttp.Result { return boundhttp.Preview(client, r, 100) },
+	} {
+		req, _ := http.NewRequest("GET", url, nil)
+		res := fetch(req)
+		if res.Status != boundhttp.StatusRejected || res.HTTPStatus != http.StatusFound {
+			t.Fatalf("status %s, HTTP %d; want rejected 302", res.Status, res.HTTPStatus)
+		}
+		if len(res.ContentType) > 1024 || strings.Count(res.ContentType, "IGNORE") > 20 || strings.Contains(res.ContentType, "\xff") {
+			t.Errorf("a rejected Result carries %d bytes of the server's Content-Type: %.80q", len(res.ContentType), res.ContentType)
+		}
+		if !strings.HasPrefix(res.ContentType, "text/plain; x=IGNORE") {
+			t.Errorf("ContentType %.40q: want the start of the header", res.ContentType)
+		}
+	}
+}
+
+// TestEchoingAttackerBytesRedirectURL (trap: echoing attacker bytes into
+// errors): after a redirect, Result.URL is the server's Location, which
+// net/http accepts up to its 10 MB header limit; a rejected Result carried
+// it whole. It is cut to 2048 bytes.
+func TestEchoingAttackerBytesRedirectURL(t *testing.T) {
+	path := "/" + strings.Repeat("IGNORE_PREVIOUS_INSTRUCTIONS_", 7000)
+	url := rawConnServer(t, func(c net.Conn, r *http.Request) {
+		if r.URL.Path == "/" {
+			io.WriteString(c, "HTTP/1.1 302 Found\r\nLocation: "+path+"\r\nContent-Length: 0\r\n\r\n")
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n")
+	})
+	tr := &boundhttp.Transport{Budget: limits.Budget{MaxWireBytes: 1000}}
+	defer tr.CloseIdleConnections()
+	for name, fetch := range map[string]func(*http.Request) boundhttp.Result{
+		"Fetch":   func(r *http.Request) boundhttp.Result { return boundhttp.Fetch(&http.Client{Transport: tr}, r) },
+		"Preview": func(r *http.Request) boundhttp.Result { return boundhttp.Preview(&http.Client{Transport: tr}, r, 10) },
+	} {
+		req, _ := http.NewRequest("GET", url+"/", nil)
+		res := fetch(req)
+		if res.Status != boundhttp.StatusRejected {
+			t.Fatalf("%s: status %s; want rejected", name, res.Status)
+		}
+		if len(res.URL) > 4096 || !strings.HasPrefix(res.URL, url+"/IGNORE") {
+			t.Errorf("%s: a rejected Result carries a URL of %d bytes: %.80q", name, len(res.URL), res.URL)
+		}
+	}
+}
+
+// TestEchoingAttackerBytesPartialCodedEncoding (trap: echoing attacker
+// bytes into errors): the rejection of a 206 with a content-coding put the
+// whole Content-Encoding header, as the peer wrote it, into
+// limits.Error.Encoding, which is documented as cut to limits.MaxEcho
+// bytes: 100 KB of server-chosen text rode along in every *ResponseError
+// (and in whatever logs it with %+v or serialises it).
+func TestEchoingAttackerBytesPartialCodedEncoding(t *testing.T) {
+	ce := "gzip, " + strings.Repeat("IGNORE PREVIOUS INSTRUCTIONS ", 4000)
+	url := rawConnServer(t, func(c net.Conn, _ *http.Request) {
+		io.WriteString(c, "HTTP/1.1 206 Partial Content\r\nContent-Encoding: "+ce+"\r\nContent-Length: 3\r\n\r\nabc")
+	})
+	tr := &boundhttp.Transport{}
+	defer tr.CloseIdleConnections()
+	_, err := (&http.Client{Transport: tr}).Get(url)
+	var le *limits.Error
+	if !errors.As(err, &le) || le.Stage != limits.StageEncoding {
+		t.Fatalf("206 with a content-coding: %v; want a *limits.Error of stage encoding", err)
+	}
+	if len(le.Encoding) > limits.MaxEcho || le.Encoding != "gzip" {
+		t.Errorf("limits.Error.Encoding holds %d bytes of the peer's header (%.40q...); want the first coding, at most %d bytes",
+			len(le.Encoding), le.Encoding, limits.MaxEcho)
+	}
+	if len(err.Error()) > 1024 {
+		t.Errorf("Error() is %d bytes long", len(err.Error()))
+	}
+}
+
+// TestHugeContentEncodingNotEchoed pins the trap of echoing attacker bytes:
+// a 500 KB Content-Encoding (or path) must not come back whole in the
+// problem document or the log record.
+func TestHugeContentEncodingNotEchoed(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("x\x01", 250000)
+	var logs bytes.Buffer
+	s := echoServer(t, boundhttp.MiddlewareConfig{
+		Budget: limits.Budget{MaxLayers: 5},
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	for _, tt := range []struct {
+		name, coding, path string
+	}{
+		{"one huge unknown coding", strings.Repeat("x", 500000), "/"},
+		{"a huge coding after gzip", "gzip, " + strings.Repeat("y", 500000), "/"},
+		{"control bytes", strings.ReplaceAll(huge, "\x01", "\t"), "/"},
+		{"many codings", strings.Repeat("gzip,", 100000), "/"},
+		{"a disabled coding, huge path", "gzip", "/" + strings.Repeat("p", 500000)},
+	} {
+		logs.Reset()
+		srv := s
+		if tt.name == "a disabled coding, huge path" {
+			srv = echoServer(t, boundhttp.MiddlewareConfig{Codings: []string{},
+				Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+		}
+		req, _ := http.NewRequest("POST", srv.URL+tt.path, strings.NewReader("hello"))
+		req.Header.Set("Content-Encoding", tt.coding)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 4 || len(answer) > 2048 || logs.Len() == 0 || logs.Len() > 2048 {
+			t.Errorf("%s: status %d, problem %d bytes, log record %d bytes; want a 4xx, both under 2 KiB\n%.300s\n%.300s",
+				tt.name, resp.StatusCode, len(answer), logs.Len(), answer, logs.String())
+		}
+	}
+}
+
+// TestJSONPointerInProblemAndLog pins that the field and JSON Pointer of a
+// JSON breach are members of the problem document and the log record, not
+// only words in its detail.
+func TestJSONPointerInProblemAndLog(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	s := echoServer(t, boundhttp.MiddlewareConfig{
+		JSON:   &limits.JSON{MaxDepth: 2},
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	req, _ := http.NewRequest("POST", s.URL, strings.NewReader(`{"a":{"b":{"c":1}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	p := problem(t, string(answer))
+	if resp.StatusCode != 413 || p.Stage != "json" || p.Field != "MaxDepth" || p.Pointer != "/a/b" {
+		t.Errorf("too deep: %d %+v; want 413 json with field MaxDepth, pointer /a/b", resp.StatusCode, p)
+	}
+	var raw map[string]any
+	json.Unmarshal(logs.Bytes(), &raw)
+	if raw["field"] != "MaxDepth" || raw["pointer"] != "/a/b" {
+		t.Errorf("log record %s: want field MaxDepth and pointer /a/b", logs.Bytes())
+	}
+}
+
+// TestFramingErrorNotEchoed pins the trap of echoing attacker bytes for
+// the errors of the server's own body reader: net/http quotes a malformed
+// chunked trailer line in its error, and that line is the client's, part
+// of the body section. It must not reach the problem document, the log
+// record or the error a streaming handler reads.
+func TestFramingErrorNotEchoed(t *testing.T) {
+	t.Parallel()
+	const marker = "SECRET-TRAILER-NO-COLON"
+	for _, streaming := range []bool{false, true} {
+		var logs bytes.Buffer
+		handlerErr := make(chan string, 1)
+		mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: streaming,
+			Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, err := io.ReadAll(r.Body); err != nil {
+				handlerErr <- err.Error()
+				return
+			}
+			io.WriteString(w, "handled")
+		})))
+		conn, err := net.Dial("tcp", s.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n"+marker+"\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		s.Close()
+		if resp.StatusCode != 400 || problem(t, string(answer)).Stage != "integrity" || strings.Contains(string(answer), marker) {
+			t.Errorf("streaming %v, malformed trailer: %d %s; want 400 stage integrity without the trailer line", streaming, resp.StatusCode, answer)
+		}
+		if strings.Contains(logs.String(), marker) {
+			t.Errorf("streaming %v, malformed trailer: log record %s holds the trailer line", streaming, logs.String())
+		}
+		select {
+		case e := <-handlerErr:
+			if strings.Contains(e, marker) {
+				t.Errorf("streaming %v, malformed trailer: the handler read error %q, which holds the trailer line", streaming, e)
+			}
+		default:
+		}
+	}
+}
+
+// TestRejectionCarriesNoBodyContent pins the trap "echoing attacker bytes
+// into errors": a 530 KB object key (through the pointer) or a huge coding
+// once came back whole in a Rejection. Its JSON stays under 1 KiB and keeps at most a key's 16-byte
+// prefix, or a coding's limits.MaxEcho-byte prefix.
+func TestRejectionCarriesNoBodyContent(t *testing.T) {
+	t.Parallel()
+	key := "IGNORE-ALL-PREV-" + strings.Repeat("instructions; ", 37_000)
+	for _, tt := range []struct {
+		e    *limits.Error
+		keep int // bytes of key that may appear
+	}{
+		{&limits.Error{Stage: limits.StageJSON, Field: "MaxDepth", Limit: 2, Observed: 3, Pointer: "/" + key}, 16},
+		{&limits.Error{Stage: limits.StageEncoding, Encoding: key}, limits.MaxEcho},
+		{&limits.Error{Stage: limits.StageIntegrity, Encoding: key}, limits.MaxEcho},
+	} {
+		e := tt.e
+		j, err := json.Marshal(boundhttp.RejectionOf(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(j) >= 1024 || strings.Contains(string(j), key[:tt.keep+1]) {
+			t.Errorf("stage %s: Rejection JSON of %d bytes = %.300s, want < 1 KiB without the key", e.Stage, len(j), j)
+		}
+	}
+}
+
+// TestTimeoutDetailHidesSocketAddresses pins the trap of a 408 that quotes
+// the connection's error ("read tcp 10.0.0.5:8080->10.0.0.2:51234: i/o
+// timeout"): behind a proxy that reveals internal addresses. A stalled body
+// under Budget.Timeout ends at the read deadline; neither the problem's
+// detail, nor the log record, nor the Error() text a streaming handler reads
+// may hold an address or a port, and the deadline error stays reachable
+// through errors.Is.
+func TestTimeoutDetailHidesSocketAddresses(t *testing.T) {
+	t.Parallel()
+	for _, streaming := range []bool{false, true} {
+		rec := &logRecorder{}
+		handlerErr := make(chan error, 1)
+		mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: 200 * time.Millisecond},
+			Streaming: streaming, Logger: slog.New(rec)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, err := io.ReadAll(r.Body)
+			handlerErr <- err
+		})))
+		t.Cleanup(s.Close)
+		conn, err := net.Dial("tcp", s.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() }) // before the server's Close
+		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("stalled body (streaming %v): %v", streaming, err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		p := problem(t, string(answer))
+		if resp.StatusCode != 408 || p.Stage != "timeout" {
+			t.Fatalf("stalled body (streaming %v): %d %s, want 408 stage timeout", streaming, resp.StatusCode, answer)
+		}
+		_, serverPort, _ := net.SplitHostPort(s.Listener.Addr().String())
+		_, clientPort, _ := net.SplitHostPort(conn.LocalAddr().String())
+		leaks := func(what, s string) {
+			t.Helper()
+			for _, a := range []string{"127.0.0.1", ":" + serverPort, ":" + clientPort, "tcp"} {
+				if strings.Contains(s, a) {
+					t.Errorf("streaming %v: %s holds %q: %q", streaming, what, a, s)
+				}
+			}
+		}
+		leaks("the problem's detail", p.Detail)
+		leaks("the whole answer", string(answer))
+		rec.mu.Lock()
+		if len(rec.recs) != 1 {
+			t.Errorf("streaming %v: %d log records, want 1", streaming, len(rec.recs))
+		}
+		for _, r := range rec.recs {
+			var b strings.Builder
+			b.WriteString(r.Message)
+			r.Attrs(func(a slog.Attr) bool { fmt.Fprintf(&b, " %s=%s", a.Key, a.Value); return true })
+			leaks("the log record", b.String())
+		}
+		rec.mu.Unlock()
+		if streaming {
+			select {
+			case err := <-handlerErr:
+				if err == nil {
+					t.Fatalf("streaming handler read the stalled body without error")
+				}
+				leaks("the handler's error", err.Error())
+				if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.Is(err, limits.ErrTimeout) {
+					t.Errorf("handler's error %v: errors.Is os.ErrDeadlineExceeded %v, limits.ErrTimeout %v; want both",
+						err, errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, limits.ErrTimeout))
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("streaming handler never returned")
+			}
+		}
+	}
+}
+
+// TestResponseCapLogEchoesMethodBounded: the method in the breach's log
+// record is the client's choice (any token, up to the header limit): it is
+// logged in its bounded form, as the request side logs it.
+func TestResponseCapLogEchoesMethodBounded(t *testing.T) {
+	t.Parallel()
+	rec := &logRecorder{}
+	s := trapServer(t, 10, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(strings.Repeat("x", 100)))
+	}, rec)
+	method := strings.Repeat("M", 10000)
+	req, err := http.NewRequest(method, s.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	s.Close()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, r := range rec.recs {
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "method" && a.Value.String() != limits.Echo(method) {
+				t.Errorf("the log record's method is %d bytes, want %q", len(a.Value.String()), limits.Echo(method))
+			}
+			return true
+		})
+	}
+	if len(rec.recs) != 1 {
+		t.Errorf("%d records, want 1", len(rec.recs))
 	}
 }

@@ -100,30 +100,80 @@ func TestReadBodyInHandler(t *testing.T) {
 	}
 }
 
-// TestReadBodyConcurrentClose: Close from another goroutine during ReadBody
-// (as net/http allows for bodies) gives either the whole body or an error,
-// never a prefix; under -race, no race.
-func TestReadBodyConcurrentClose(t *testing.T) {
+// TestReadBodyTwice: a second ReadBody of a whole body returns no bytes and
+// no error, as io.ReadAll at the end does, and the first result is intact.
+func TestReadBodyTwice(t *testing.T) {
 	t.Parallel()
-	data := text(300 << 10)
-	s := server(t, body{coding: "gzip", data: encode("gzip", data)})
-	tr := &boundhttp.Transport{}
-	defer tr.CloseIdleConnections()
-	c := &http.Client{Transport: tr}
-	for range 20 {
-		resp, err := c.Get(s.URL)
+	for _, size := range []int{0, 300, 200 << 10} {
+		data := text(size)
+		s := server(t, body{coding: "gzip", data: encode("gzip", data)})
+		tr := &boundhttp.Transport{}
+		resp, err := (&http.Client{Transport: tr}).Get(s.URL)
 		if err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan struct{})
-		go func() {
-			resp.Body.Close()
-			close(done)
-		}()
-		got, err := boundhttp.ReadBody(resp.Body)
-		<-done
-		if err == nil && !bytes.Equal(got, data) || err != nil && len(got) != 0 {
-			t.Fatalf("ReadBody during Close = %d bytes, %v; want the whole body or an error", len(got), err)
+		first, err1 := boundhttp.ReadBody(resp.Body)
+		second, err2 := boundhttp.ReadBody(resp.Body)
+		resp.Body.Close()
+		tr.CloseIdleConnections()
+		if err1 != nil || !bytes.Equal(first, data) || err2 != nil || len(second) != 0 {
+			t.Errorf("%d bytes: ReadBody twice = %d bytes, %v; %d bytes, %v", size, len(first), err1, len(second), err2)
 		}
+	}
+}
+
+// TestReadBodyNoAliasAfterHandOver: the one chunk ReadBody hands over
+// leaves the pools: later bodies of the same size class never write into
+// it, even when the caller appends to it up to its capacity.
+func TestReadBodyNoAliasAfterHandOver(t *testing.T) {
+	t.Parallel()
+	a, b := bytes.Repeat([]byte("a"), 3000), bytes.Repeat([]byte("b"), 3000)
+	sa, sb := server(t, body{data: a}), server(t, body{data: b})
+	tr := &boundhttp.Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	get := func(url string) *http.Response {
+		resp, err := c.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := get(sa.URL)
+	kept, err := boundhttp.ReadBody(resp.Body)
+	resp.Body.Close()
+	if err != nil || !bytes.Equal(kept, a) {
+		t.Fatalf("ReadBody = %d bytes, %v", len(kept), err)
+	}
+	kept = append(kept, bytes.Repeat([]byte("k"), cap(kept)-len(kept))...)
+	snapshot := bytes.Clone(kept)
+	for range 20 {
+		r := get(sb.URL)
+		got, err := io.ReadAll(r.Body) // Read, then Close: chunks back to the pool
+		r.Body.Close()
+		if err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("later body = %d bytes, %v: it saw another body's bytes", len(got), err)
+		}
+	}
+	if !bytes.Equal(kept, snapshot) {
+		t.Fatal("a later body overwrote the chunk ReadBody handed over")
+	}
+}
+
+// TestReadBodyStreamingCorrupt: a streaming body that breaks off is never
+// returned as whole: ReadBody reports the error.
+func TestReadBodyStreamingCorrupt(t *testing.T) {
+	t.Parallel()
+	enc := encode("gzip", text(100<<10))
+	s := server(t, body{coding: "gzip", data: enc[:len(enc)-4]}) // no ISIZE
+	tr := &boundhttp.Transport{Streaming: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if got, err := boundhttp.ReadBody(resp.Body); err == nil || got != nil {
+		t.Errorf("ReadBody of a truncated streaming body = %d bytes, %v; want an error and no bytes (whole or nothing)", len(got), err)
 	}
 }

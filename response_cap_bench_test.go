@@ -26,8 +26,8 @@ func BenchmarkResponseCap(b *testing.B) {
 				if piece == 64 {
 					name += "-64B-writes"
 				}
-				mw := mustMiddleware(b, boundhttp.MiddlewareConfig{MaxResponseBytes: limit})
-				b.Run(name+"/"+sizeName(size), func(b *testing.B) {
+				mw := mustMW(b, boundhttp.MiddlewareConfig{MaxResponseBytes: limit})
+				b.Run(name+"/"+bsize(size), func(b *testing.B) {
 					s := httptest.NewServer(mw(h))
 					defer s.Close()
 					c := s.Client()

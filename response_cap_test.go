@@ -3,159 +3,23 @@ package boundhttp_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"log"
 	"log/slog"
+	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
+	"strings"
 	"testing"
 
 	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/limits"
 )
-
-// writePlan is what a test handler writes behind a response cap.
-type writePlan struct {
-	n         int    // body bytes to write: text(n)
-	piece     int    // bytes per Write; 0: one Write
-	cl        int    // Content-Length to declare; 0: none
-	header    bool   // WriteHeader(200) before the body
-	flushAt   int    // flush once this many bytes were written; 0: never
-	readFrom  bool   // write through io.ReaderFrom (of a reader without WriteTo)
-	file      string // with readFrom: after flushAt bytes, read this file (sendfile)
-	goroutine bool   // write from a goroutine the handler waits for
-}
-
-// planHandler writes plans[i] for path /i and sends the errors its writes
-// returned (nil ones dropped) to errs before it returns.
-func planHandler(plans []writePlan, errs chan<- []error) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/{i}", func(w http.ResponseWriter, r *http.Request) {
-		i, _ := strconv.Atoi(r.PathValue("i"))
-		p := plans[i]
-		var got []error
-		keep := func(err error) {
-			if err != nil {
-				got = append(got, err)
-			}
-		}
-		write := func() {
-			if p.cl > 0 {
-				w.Header().Set("Content-Length", strconv.Itoa(p.cl))
-			}
-			if p.header {
-				w.WriteHeader(http.StatusOK)
-			}
-			data := text(p.n)
-			if p.readFrom {
-				if p.flushAt > 0 {
-					_, err := w.Write(data[:p.flushAt])
-					keep(err)
-					keep(http.NewResponseController(w).Flush())
-					data = data[p.flushAt:]
-				}
-				var src io.Reader = struct{ io.Reader }{bytes.NewReader(data)}
-				if p.file != "" {
-					f, err := os.Open(p.file)
-					if err != nil {
-						panic(err)
-					}
-					defer f.Close()
-					src = f
-				}
-				// Through ReadFrom where the writer has it (not on
-				// HTTP/2), else through Writes of what a ReadFrom
-				// reads at a time.
-				var err error
-				if rf, ok := w.(io.ReaderFrom); ok {
-					_, err = rf.ReadFrom(src)
-				} else {
-					_, err = io.CopyBuffer(w, src, make([]byte, 4096))
-				}
-				keep(err)
-			} else {
-				piece := p.piece
-				if piece == 0 {
-					piece = max(p.n, 1)
-				}
-				for off := 0; off < p.n; {
-					end := min(off+piece, p.n)
-					if off < p.flushAt && p.flushAt < end {
-						end = p.flushAt
-					}
-					_, err := w.Write(data[off:end])
-					keep(err)
-					if end == p.flushAt {
-						keep(http.NewResponseController(w).Flush())
-					}
-					off = end
-				}
-			}
-			if len(got) > 0 {
-				_, err := w.Write([]byte("x")) // a later write
-				keep(err)
-			}
-		}
-		if p.goroutine {
-			var wg sync.WaitGroup
-			wg.Go(write)
-			wg.Wait()
-		} else {
-			write()
-		}
-		errs <- got
-	})
-	return mux
-}
-
-// cappedServer serves plans behind a middleware with MaxResponseBytes
-// limit, over HTTP/1.1, or HTTP/2 with TLS.
-func cappedServer(t *testing.T, limit int64, h2 bool, plans []writePlan, log *slog.Logger) (*httptest.Server, chan []error) {
-	t.Helper()
-	return cappedServerBy(t, false, limit, h2, plans, log)
-}
-
-// cappedServerBy is cappedServer with the cap of the Middleware or, alone,
-// the cap of ResponseCap.
-func cappedServerBy(t *testing.T, alone bool, limit int64, h2 bool, plans []writePlan, log *slog.Logger) (*httptest.Server, chan []error) {
-	t.Helper()
-	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{MaxResponseBytes: limit, Logger: log})
-	if alone {
-		mw, err = boundhttp.NewResponseCap(boundhttp.ResponseCapConfig{MaxBytes: limit, Logger: log})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	errs := make(chan []error, 1)
-	s := httptest.NewUnstartedServer(mw(planHandler(plans, errs)))
-	if h2 {
-		s.EnableHTTP2 = true
-		s.StartTLS()
-	} else {
-		s.Start()
-	}
-	t.Cleanup(s.Close)
-	return s, errs
-}
-
-// wantStageResponse checks that the handler's write errors all match the
-// response stage, and that when breached there are two: the write that
-// passed the cap and a later one.
-func wantStageResponse(t *testing.T, name string, errs []error, breached bool) {
-	t.Helper()
-	if breached && len(errs) < 2 || !breached && len(errs) > 0 {
-		t.Errorf("%s: handler's write errors %v; want the breaching write's and a later one's: %v", name, errs, breached)
-	}
-	for _, err := range errs {
-		var le *limits.Error
-		if !errors.Is(err, limits.ErrTooLarge) || !errors.As(err, &le) || le.Stage != limits.StageResponse {
-			t.Errorf("%s: handler's write error %v (%T), want a *limits.Error of stage response", name, err, err)
-		}
-	}
-}
 
 // TestResponseCapBoundary: cap-1, cap and cap+1 bytes, in one write or
 // many, with and without a declared Content-Length, through Write and
@@ -211,69 +75,322 @@ func TestResponseCapBoundary(t *testing.T) {
 	}
 }
 
-// aborted is the capCase status of a response that must end in an error.
-const aborted = 0
-
-// capCase is a writePlan behind a cap of limit, and what a client gets.
-type capCase struct {
-	name     string
-	limit    int64
-	plan     writePlan
-	status   int   // 200 with the bytes written, 500 with a problem, or aborted
-	observed int64 // the problem's
-	declared bool  // the problem's
-}
-
-// checkCapped serves tt over HTTP/1.1 or HTTP/2 and checks what a client
-// gets: never a clean end when aborted.
-func checkCapped(t *testing.T, h2 bool, tt capCase) {
-	t.Helper()
-	checkCappedBy(t, false, h2, tt)
-}
-
-// checkCappedBy is checkCapped with the cap of the Middleware or, alone,
-// the cap of ResponseCap.
-func checkCappedBy(t *testing.T, alone bool, h2 bool, tt capCase) {
-	t.Helper()
-	tt.name = map[bool]string{false: "HTTP/1.1 ", true: "HTTP/2 "}[h2] + map[bool]string{true: "ResponseCap "}[alone] + tt.name
-	s, errs := cappedServerBy(t, alone, tt.limit, h2, []writePlan{tt.plan}, slog.New(&logRecorder{}))
-	resp, err := s.Client().Get(s.URL + "/0")
-	if err == nil && h2 && resp.ProtoMajor != 2 {
-		t.Fatalf("%s: the client spoke %s", tt.name, resp.Proto)
+// TestResponseCapConfig: zero leaves the writer alone, negative is refused.
+func TestResponseCapConfig(t *testing.T) {
+	t.Parallel()
+	if _, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{MaxResponseBytes: -1}); err == nil {
+		t.Errorf("NewMiddleware(MaxResponseBytes: -1) = nil error, want one")
 	}
-	var got []byte
-	if err == nil {
-		got, err = io.ReadAll(resp.Body)
+	for _, tt := range []struct {
+		limit   int64
+		wrapped bool
+	}{{0, false}, {1, true}} {
+		var typ string
+		mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{MaxResponseBytes: tt.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			typ = fmt.Sprintf("%T", w)
+		})))
+		resp, err := s.Client().Get(s.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
 		resp.Body.Close()
+		s.Close()
+		if got := typ != "*http.response"; got != tt.wrapped {
+			t.Errorf("MaxResponseBytes %d: the handler writes to %s; wrapped %v, want %v", tt.limit, typ, got, tt.wrapped)
+		}
 	}
-	herrs := <-errs
-	switch tt.status {
-	case aborted:
-		if err == nil {
-			t.Errorf("%s: %d bytes, status %d, clean end; want an error", tt.name, len(got), resp.StatusCode)
-		}
-		wantStageResponse(t, tt.name, herrs, true)
-	case 200:
-		if err != nil || resp.StatusCode != 200 || !bytes.Equal(got, text(tt.plan.n)) {
-			t.Errorf("%s: %v, %d bytes; want 200 with the %d bytes written", tt.name, err, len(got), tt.plan.n)
+}
+
+// TestResponseCapStreaming: in streaming mode the cap applies the same way,
+// and a request body breach the handler does not answer is still the
+// middleware's 413.
+func TestResponseCapStreaming(t *testing.T) {
+	t.Parallel()
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: true, MaxResponseBytes: 100,
+		Budget: limits.Budget{MaxWireBytes: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(r.Body); err != nil {
 			return
 		}
-		if tt.plan.cl > 0 && resp.ContentLength != int64(tt.plan.cl) {
-			t.Errorf("%s: Content-Length %d, want %d", tt.name, resp.ContentLength, tt.plan.cl)
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		w.Write(text(n))
+	})))
+	defer s.Close()
+	for _, tt := range []struct {
+		n, body int
+		status  int
+		stage   string
+	}{{100, 10, 200, ""}, {101, 10, 500, "response"}, {10, 51, 413, "wire"}} {
+		resp, err := s.Client().Post(s.URL+"?n="+strconv.Itoa(tt.n), "text/plain", strings.NewReader(strings.Repeat("b", tt.body)))
+		if err != nil {
+			t.Fatal(err)
 		}
-		wantStageResponse(t, tt.name, herrs, false)
-	case 500:
-		if err != nil || resp.StatusCode != 500 {
-			t.Errorf("%s: %v %v, want 500", tt.name, err, resp)
-			return
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != tt.status || tt.stage != "" && string(problem(t, string(data)).Stage) != tt.stage {
+			t.Errorf("streaming, %d-byte request, %d-byte response: %v %d %q; want %d %s", tt.body, tt.n, err, resp.StatusCode, data, tt.status, tt.stage)
 		}
-		p := problem(t, string(got))
-		if p.Stage != "response" || p.Status != 500 || p.Limit != tt.limit || p.Observed != tt.observed || p.Declared != tt.declared {
-			t.Errorf("%s: problem %+v, want stage response, limit %d, observed %d, declared %v", tt.name, p, tt.limit, tt.observed, tt.declared)
+	}
+}
+
+// TestResponseCapAloneChargesNoRequest pins the trap of a response cap that
+// only comes with a request cap: ResponseCap leaves the request body alone
+// (a 5 MiB body, over the Middleware's 4 MiB default, reaches the handler
+// whole, its gzip coding undecoded and its header kept) and caps only
+// what the handler writes.
+func TestResponseCapAloneChargesNoRequest(t *testing.T) {
+	t.Parallel()
+	const size = 5 << 20
+	var got int
+	var coding string
+	capped, err := boundhttp.NewResponseCap(boundhttp.ResponseCapConfig{MaxBytes: 10, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(capped(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		if err != nil {
+			t.Errorf("request body: %v", err)
 		}
-		if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
-			t.Errorf("%s: Content-Type %q, want application/problem+json", tt.name, ct)
+		got, coding = int(n), r.Header.Get("Content-Encoding")
+		io.WriteString(w, r.URL.Query().Get("say"))
+	})))
+	defer s.Close()
+	for _, tt := range []struct {
+		say    string
+		status int
+	}{{"0123456789", 200}, {"0123456789+", 500}} {
+		req, _ := http.NewRequest("POST", s.URL+"?say="+tt.say, strings.NewReader(strings.Repeat("z", size)))
+		req.Header.Set("Content-Encoding", "gzip")
+		resp, err := s.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
 		}
-		wantStageResponse(t, tt.name, herrs, tt.plan.n > 0)
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got != size || coding != "gzip" || resp.StatusCode != tt.status || tt.status == 200 && string(data) != tt.say {
+			t.Errorf("answer %q: handler read %d bytes with Content-Encoding %q; client got %d %.100q; want %d bytes, gzip, %d",
+				tt.say, got, coding, resp.StatusCode, data, size, tt.status)
+		}
+	}
+}
+
+// TestResponseCapAloneConfig: zero and negative are configuration errors
+// (ResponseCap panics, NewResponseCap returns the error); the largest cap
+// is accepted and bounds nothing a handler can write.
+func TestResponseCapAloneConfig(t *testing.T) {
+	t.Parallel()
+	for _, max := range []int64{0, -1, math.MinInt64} {
+		if _, err := boundhttp.NewResponseCap(boundhttp.ResponseCapConfig{MaxBytes: max}); err == nil {
+			t.Errorf("NewResponseCap(MaxBytes: %d) = nil error, want one", max)
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("ResponseCap(%d) did not panic", max)
+				}
+			}()
+			boundhttp.ResponseCap(max)
+		}()
+	}
+	h := boundhttp.ResponseCap(math.MaxInt64)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(w, strings.NewReader(strings.Repeat("m", 10000)))
+	}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	if w.Code != 200 || w.Body.Len() != 10000 {
+		t.Errorf("cap math.MaxInt64: %d, %d bytes; want 200, 10000", w.Code, w.Body.Len())
+	}
+}
+
+// TestResponseCapModel runs random sequences of writes and flushes through
+// the cap into a ResponseRecorder and compares the outcome with a model of
+// the documented rule: bytes are held until a flush or more than 4096 of
+// them; a write over the cap while holding is a 500, after, an abort; what
+// reaches the writer is always a prefix of what was written, never more
+// than the cap.
+func TestResponseCapModel(t *testing.T) {
+	t.Parallel()
+	const holdBytes = 4096
+	rng := rand.New(rand.NewPCG(1, 2))
+	data := text(20 * 10002)
+	for iter := range 3000 {
+		limit := 1 + rng.Int64N(10000)
+		type op struct {
+			flush bool
+			n     int
+		}
+		// Sizes are random, or chosen to land the running total one byte
+		// either side of the cap or of the held bytes.
+		ops := make([]op, 1+rng.IntN(20))
+		sum := 0
+		for i := range ops {
+			d := rng.IntN(3) - 1
+			switch k := rng.IntN(10); {
+			case k == 0:
+				ops[i].flush = true
+			case k <= 2 && int(limit)-sum+d >= 0:
+				ops[i].n = int(limit) - sum + d
+			case k <= 4 && holdBytes-sum+d >= 0:
+				ops[i].n = holdBytes - sum + d
+			default:
+				ops[i].n = rng.IntN(3000)
+			}
+			sum += ops[i].n
+		}
+		// The model.
+		var want struct {
+			rejected, aborted bool
+			breachAt          int // index of the op that passes the cap
+		}
+		holding, held, written := true, 0, 0
+		for i, o := range ops {
+			if o.flush {
+				holding = false
+				continue
+			}
+			if int64(written+o.n) > limit {
+				want.rejected, want.aborted, want.breachAt = holding, !holding, i
+				break
+			}
+			if holding && held+o.n <= holdBytes {
+				held += o.n
+			} else {
+				holding = false
+			}
+			written += o.n
+		}
+		breached := want.rejected || want.aborted
+
+		mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{MaxResponseBytes: limit, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var firstErr = -1
+		var errs []error
+		h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			off := 0
+			for i, o := range ops {
+				if o.flush {
+					w.(http.Flusher).Flush()
+					continue
+				}
+				_, err := w.Write(data[off : off+o.n])
+				off += o.n
+				if err != nil {
+					errs = append(errs, err)
+					if firstErr < 0 {
+						firstErr = i
+					}
+				}
+			}
+		}))
+		rec := httptest.NewRecorder()
+		panicked := func() (p any) {
+			defer func() { p = recover() }()
+			h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+			return nil
+		}()
+		if panicked != nil && panicked != http.ErrAbortHandler {
+			t.Fatalf("iteration %d: panic %v", iter, panicked)
+		}
+		got := rec.Body.Bytes()
+		fail := func(what string) {
+			t.Fatalf("iteration %d, cap %d, ops %v: %s (model %+v; status %d, %d bytes, panic %v, errors %v)",
+				iter, limit, ops, what, want, rec.Code, len(got), panicked, errs)
+		}
+		switch {
+		case want.rejected:
+			if rec.Code != 500 || panicked != nil || !bytes.Contains(got, []byte(`"stage":"response"`)) {
+				fail("want a 500 problem")
+			}
+		case want.aborted:
+			if panicked != http.ErrAbortHandler || int64(len(got)) > limit || !bytes.HasPrefix(data, got) {
+				fail("want an abort with at most the cap, a prefix of the data")
+			}
+		default:
+			if panicked != nil || rec.Code != 200 || !bytes.Equal(got, data[:written]) {
+				fail("want 200 and every byte written")
+			}
+		}
+		if breached != (firstErr >= 0) || breached && firstErr != want.breachAt {
+			fail("the first write error is not at the write that passed the cap")
+		}
+		for _, err := range errs {
+			var le *limits.Error
+			if !errors.As(err, &le) || le.Stage != limits.StageResponse {
+				fail("a write error is not of stage response")
+			}
+		}
+	}
+}
+
+// TestResponseCapPanicAfterBreachLogged: a handler that panics after its
+// write passed the cap (with http.ErrAbortHandler or any other value)
+// still gets the breach logged; the panic itself aborts the response.
+func TestResponseCapPanicAfterBreachLogged(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{http.ErrAbortHandler, "handler gave up"} {
+		for _, flush := range []bool{false, true} {
+			rec := &logRecorder{}
+			s := trapServer(t, 10, func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte("12345"))
+				if flush {
+					w.(http.Flusher).Flush()
+				}
+				w.Write([]byte("123456"))
+				panic(v)
+			}, rec)
+			s.Config.ErrorLog = log.New(io.Discard, "", 0) // the panic's trace
+			if _, _, err := get(t, s.Client().Transport, s.URL); err == nil {
+				t.Errorf("panic %v, flushed %v: a clean response, want an error", v, flush)
+			}
+			s.Close() // the handler has returned
+			rec.mu.Lock()
+			var aborted []string
+			for _, r := range rec.recs {
+				r.Attrs(func(a slog.Attr) bool {
+					if a.Key == "aborted" {
+						aborted = append(aborted, a.Value.String())
+					}
+					return true
+				})
+			}
+			rec.mu.Unlock()
+			if want := fmt.Sprint(flush); len(aborted) != 1 || aborted[0] != want {
+				t.Errorf("panic %v, flushed %v: breach records with aborted=%v, want one with %s", v, flush, aborted, want)
+			}
+		}
+	}
+}
+
+// TestResponseCapRejectNotCharged: a Reject that writes more than the cap
+// (a verbose error page) is the middleware's answer, not the handler's:
+// it goes out whole, uncharged and unaborted.
+func TestResponseCapRejectNotCharged(t *testing.T) {
+	t.Parallel()
+	page := strings.Repeat("p", 10000)
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{MaxResponseBytes: 10, Logger: slog.New(&logRecorder{}),
+		Reject: func(w http.ResponseWriter, r *http.Request, e *limits.Error) {
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, page)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(text(11))
+	})))
+	defer s.Close()
+	resp, body, err := get(t, s.Client().Transport, s.URL)
+	if err != nil || resp.StatusCode != 500 || string(body) != page {
+		t.Errorf("a Reject writing %d bytes over a cap of 10: %v, %v, %d bytes; want 500 and the whole page", len(page), err, resp, len(body))
 	}
 }

@@ -98,18 +98,6 @@ func TestServerCannotChooseStreaming(t *testing.T) {
 	}
 }
 
-// summary describes r for a test message, without its body.
-func summary(r boundhttp.Result) string {
-	s := fmt.Sprintf("status %s, complete %v, HTTP %d, %d body bytes", r.Status, r.Complete, r.HTTPStatus, len(r.Body)+len(r.BodyBase64))
-	if r.Rejection != nil {
-		s += fmt.Sprintf(", rejected at %s", r.Rejection.Stage)
-	}
-	if r.Error != "" {
-		s += ", error " + r.Error
-	}
-	return s
-}
-
 // upgradeServer answers every request with 101 Switching Protocols and
 // then streams bytes until the client hangs up (at most 64 MiB).
 func upgradeServer(t *testing.T) string {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,22 +20,9 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp"
-	"github.com/boundhttp/boundhttp/internal/testenc"
+	"github.com/boundhttp/boundhttp/decoding"
 	"github.com/boundhttp/boundhttp/limits"
 )
-
-// get fetches url through a client using tr, and returns the whole body.
-func get(t *testing.T, tr http.RoundTripper, url string) (*http.Response, []byte, error) {
-	t.Helper()
-	c := &http.Client{Transport: tr}
-	resp, err := c.Get(url)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	return resp, data, err
-}
 
 func TestTransportDecodedBoundary(t *testing.T) {
 	t.Parallel()
@@ -99,21 +87,6 @@ func TestTransportWireBoundary(t *testing.T) {
 	}
 }
 
-// rawServer answers each connection by writing resp verbatim, then holding
-// the connection open until the test ends.
-func rawServer(t *testing.T, resp string) string {
-	t.Helper()
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done) })
-	return testenc.RawServer(t, func(conn net.Conn, _ *http.Request) {
-		io.WriteString(conn, resp)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-		}
-	})
-}
-
 // TestTransportDeclaredLengthRejectedBeforeBody: a Content-Length above the
 // wire limit fails at once, although no body byte ever arrives.
 func TestTransportDeclaredLengthRejectedBeforeBody(t *testing.T) {
@@ -160,71 +133,6 @@ func TestTransportLyingContentLength(t *testing.T) {
 	}
 }
 
-// TestTransportTimeout: a server that drips bytes slowly trips
-// Budget.Timeout, and the connection is closed.
-func TestTransportTimeout(t *testing.T) {
-	t.Parallel()
-	var closed atomic.Bool
-	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", "1000")
-		for range 1000 {
-			if _, err := w.Write([]byte("x")); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}))
-	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateClosed {
-			closed.Store(true)
-		}
-	}
-	s.Start()
-	defer s.Close()
-	for _, streaming := range []bool{false, true} {
-		closed.Store(false)
-		tr := &boundhttp.Transport{Budget: limits.Budget{Timeout: 200 * time.Millisecond}, Streaming: streaming}
-		start := time.Now()
-		_, _, err := get(t, tr, s.URL)
-		var e *limits.Error
-		if !errors.As(err, &e) || e.Stage != limits.StageTimeout || e.Limit != 200 || !errors.Is(err, limits.ErrTimeout) {
-			t.Errorf("slow body (streaming %v), timeout 200 ms: %v, want stage timeout", streaming, err)
-		}
-		if el := time.Since(start); el > 3*time.Second {
-			t.Errorf("slow body (streaming %v): took %v to time out", streaming, el)
-		}
-		for i := 0; i < 100 && !closed.Load(); i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if !closed.Load() {
-			t.Errorf("slow body (streaming %v): the connection was not closed after the timeout", streaming)
-		}
-	}
-}
-
-// TestTransportTimeoutStalledBody: a server that sends part of a body and
-// then nothing is cut off by Budget.Timeout: only the timer can end a read
-// that never returns.
-func TestTransportTimeoutStalledBody(t *testing.T) {
-	t.Parallel()
-	u := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nfirst bytes")
-	for _, streaming := range []bool{false, true} {
-		start := time.Now()
-		_, _, err := get(t, &boundhttp.Transport{Streaming: streaming, Budget: limits.Budget{Timeout: 300 * time.Millisecond}}, u)
-		if stageOf(err) != "timeout" {
-			t.Errorf("stalled body (streaming %v), timeout 300 ms: %v, want stage timeout", streaming, err)
-		}
-		if el := time.Since(start); el > 3*time.Second {
-			t.Errorf("stalled body (streaming %v): took %v", streaming, el)
-		}
-	}
-}
-
 func TestTransportErrorStatusCharged(t *testing.T) {
 	t.Parallel()
 	bomb := encode("gzip", bytes.Repeat([]byte("e"), 4<<20))
@@ -234,81 +142,6 @@ func TestTransportErrorStatusCharged(t *testing.T) {
 		if stageOf(err) != "decoded" {
 			t.Errorf("GET %d with a bomb body: %v, want stage decoded", status, err)
 		}
-	}
-}
-
-// countingTransport counts the body bytes read through it per path.
-type countingTransport struct {
-	base http.RoundTripper
-	mu   sync.Mutex
-	read map[string]int64
-}
-
-func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := c.base.RoundTrip(r)
-	if err == nil {
-		resp.Body = &countingBody{ReadCloser: resp.Body, c: c, path: r.URL.Path}
-	}
-	return resp, err
-}
-
-type countingBody struct {
-	io.ReadCloser
-	c    *countingTransport
-	path string
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.c.mu.Lock()
-	b.c.read[b.path] += int64(n)
-	b.c.mu.Unlock()
-	return n, err
-}
-
-// TestTransportRedirectBodyBounded: http.Client reads up to 2 KiB of a
-// redirect's body before following it; a bomb in that body costs at most
-// one decode within the budget (the body is verified lazily, on that read),
-// never more, and the redirect is still followed.
-func TestTransportRedirectBodyBounded(t *testing.T) {
-	t.Parallel()
-	size := 8 << 20 // 8 MiB decoded, several hundred KiB on the wire
-	if testing.Short() {
-		size = 2 << 20 // still twice the limit
-	}
-	bomb := encode("gzip", text(size))
-	mux := http.NewServeMux()
-	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Location", "/final")
-		serve(w, body{coding: "gzip", data: bomb, status: http.StatusFound})
-	})
-	mux.HandleFunc("/final", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "final") })
-	s := httptest.NewServer(mux)
-	defer s.Close()
-	ct := &countingTransport{base: http.DefaultTransport.(*http.Transport).Clone(), read: map[string]int64{}}
-	ct.base.(*http.Transport).DisableCompression = true
-	const limit = 1 << 20
-	tr := &boundhttp.Transport{Base: ct, Budget: limits.Budget{MaxDecodedBytes: limit}}
-	resp, got, err := get(t, tr, s.URL+"/redirect")
-	if err != nil || string(got) != "final" {
-		t.Fatalf("GET /redirect = %q, %v; want the final body", got, err)
-	}
-	if n := ct.read["/redirect"]; n >= int64(len(bomb)) {
-		t.Errorf("redirect body: %d wire bytes read, want a read bounded by the budget (< %d)", n, len(bomb))
-	}
-	if u, done := boundhttp.UsageOf(resp.Request.Response); done || u.DecodedBytes > limit+1 {
-		t.Errorf("redirect body usage %v, verified %v; want at most %d decoded bytes and a rejection", u, done, limit+1)
-	}
-	// A caller who stops at the redirect reads its body under the budget.
-	c := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err = c.Get(s.URL + "/redirect")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if stageOf(err) != "decoded" || len(data) > 0 {
-		t.Errorf("reading the redirect's bomb body: %d bytes, %v; want stage decoded and no bytes", len(data), err)
 	}
 }
 
@@ -424,11 +257,6 @@ func TestTransportUnsupportedAndLayers(t *testing.T) {
 	}
 }
 
-// rtFunc adapts a function to http.RoundTripper.
-type rtFunc func(*http.Request) (*http.Response, error)
-
-func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 // TestTransportBaseNeverDecodes: even a base with Go's transparent gzip
 // enabled hands the coded bytes over, because the Transport always sets
 // Accept-Encoding.
@@ -526,39 +354,6 @@ func TestTransportPerRequestBudget(t *testing.T) {
 		if got := stageOf(err); !strings.HasPrefix(got, tt.stage) || (tt.stage == "" && got != "") {
 			t.Errorf("per-request budget %v: %v, want stage %q", tt.ctx, err, tt.stage)
 		}
-	}
-}
-
-func TestTransportUsageOf(t *testing.T) {
-	t.Parallel()
-	data := text(70000)
-	wire := encode("zstd", data)
-	s := server(t, body{coding: "zstd", data: wire})
-	want := limits.Usage{WireBytes: int64(len(wire)), DecodedBytes: int64(len(data))}
-	for _, streaming := range []bool{false, true} {
-		for _, timeout := range []time.Duration{0, time.Minute} { // Client.Timeout wraps the body
-			c := &http.Client{Transport: &boundhttp.Transport{Streaming: streaming}, Timeout: timeout}
-			resp, err := c.Get(s.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, done := boundhttp.UsageOf(resp); done != !streaming {
-				t.Errorf("streaming %v: UsageOf before reading reports done %v", streaming, done)
-			}
-			io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if u, done := boundhttp.UsageOf(resp); !done || u != want {
-				t.Errorf("streaming %v, client timeout %v: UsageOf = %v, %v; want %v, true", streaming, timeout, u, done, want)
-			}
-			if streaming && resp.ContentLength != -1 {
-				t.Errorf("streaming: ContentLength = %d, want -1", resp.ContentLength)
-			}
-		}
-	}
-	// A foreign response with a body reports false; one without a body
-	// reports zero and true, as every bodiless message does.
-	if _, ok := boundhttp.UsageOf(&http.Response{Body: io.NopCloser(strings.NewReader("x"))}); ok {
-		t.Errorf("UsageOf(foreign response with a body) reports ok")
 	}
 }
 
@@ -702,5 +497,132 @@ func TestTransportPooledChunks(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("body %d: %d bytes, %v; want %d bytes of %q", i+2, len(got), err, len(want), want[0])
 		}
+	}
+}
+
+// TestTransportInvalidConfigFailsBeforeSending (trap: configuration
+// checked after I/O): a Transport with an invalid Budget, JSON or
+// DecodeOptions fails every request before any byte leaves the process (the
+// loopback server never sees the request, not even a POST's body), with the
+// same error every time; a per-request budget from WithBudget is checked
+// per request, also before sending. Sabotage: applying DecodeOptions only
+// when the body is opened (as before) let the server receive and handle
+// the POST, then returned the option's error.
+func TestTransportInvalidConfigFailsBeforeSending(t *testing.T) {
+	t.Parallel()
+	var seen atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
+	defer s.Close()
+	for _, tt := range []struct {
+		name string
+		tr   *boundhttp.Transport
+	}{
+		{"negative budget", &boundhttp.Transport{Budget: limits.Budget{MaxWireBytes: -1}}},
+		{"negative JSON limit", &boundhttp.Transport{JSON: &limits.JSON{MaxDepth: -1}}},
+		{"negative WithMaxMembers", &boundhttp.Transport{DecodeOptions: []decoding.Option{decoding.WithMaxMembers(-1)}}},
+		{"MinInt WithMaxMembers", &boundhttp.Transport{DecodeOptions: []decoding.Option{decoding.WithMaxMembers(math.MinInt)}}},
+	} {
+		var first error
+		for i := range 3 {
+			closed := false
+			req, _ := http.NewRequest("POST", s.URL, &closeRecorder{Reader: strings.NewReader("payload"), closed: &closed})
+			resp, err := tt.tr.RoundTrip(req)
+			if err == nil {
+				resp.Body.Close()
+				t.Fatalf("%s: request %d succeeded", tt.name, i)
+			}
+			if i == 0 {
+				first = err
+			} else if err != first {
+				t.Errorf("%s: request %d failed with %v, want the same error as the first (%v)", tt.name, i, err, first)
+			}
+			if !closed {
+				t.Errorf("%s: the request body was not closed", tt.name)
+			}
+		}
+		tt.tr.CloseIdleConnections()
+	}
+	// A valid Transport, a per-request budget that is not.
+	tr := &boundhttp.Transport{}
+	defer tr.CloseIdleConnections()
+	for _, b := range []limits.Budget{{MaxDecodedBytes: -1}, {MaxLayers: -1}, {MaxRatio: -1}} {
+		req, _ := http.NewRequestWithContext(boundhttp.WithBudget(t.Context(), b), "POST", s.URL, strings.NewReader("payload"))
+		if resp, err := tr.RoundTrip(req); err == nil {
+			resp.Body.Close()
+			t.Errorf("WithBudget(%+v): request succeeded, want the budget's error", b)
+		}
+	}
+	if n := seen.Load(); n != 0 {
+		t.Fatalf("the server saw %d requests, want none", n)
+	}
+	// And the valid Transport still sends valid requests.
+	req, _ := http.NewRequest("GET", s.URL, nil)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := seen.Load(); n != 1 {
+		t.Fatalf("the server saw %d requests, want 1", n)
+	}
+}
+
+// closeRecorder is a request body that records its Close.
+type closeRecorder struct {
+	*strings.Reader
+	closed *bool
+}
+
+func (c *closeRecorder) Close() error {
+	*c.closed = true
+	return nil
+}
+
+// TestTransportFieldsChangedAfterFirstUse (trap: a configuration checked
+// once and read again unchecked): the Transport checks Budget and JSON at
+// its first request. A field changed afterwards (the documentation forbids
+// it, nothing prevents it), or a JSON limits value changed through the
+// pointer the Transport was given, must never reach the decoder unchecked:
+// a negative MaxWireBytes made the wire reader slice past its buffer (a
+// panic), and a JSON checker whose Reset refused the changed limits kept the
+// state of the previous body it checked. The Transport goes on with the
+// configuration it checked.
+func TestTransportFieldsChangedAfterFirstUse(t *testing.T) {
+	t.Parallel()
+	doc := []byte(`[[1,2],[3]]`)
+	s := server(t, body{data: doc, chunked: true})
+	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		serve(w, body{data: doc, chunked: true})
+	})
+	for _, streaming := range []bool{false, true} {
+		j := &limits.JSON{MaxDepth: 2}
+		tr := &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: 100}, JSON: j, Streaming: streaming}
+		get := func() ([]byte, error) {
+			req, _ := http.NewRequest("GET", s.URL, nil)
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				return nil, err
+			}
+			defer resp.Body.Close()
+			return io.ReadAll(resp.Body)
+		}
+		if got, err := get(); err != nil || string(got) != string(doc) {
+			t.Fatalf("streaming %v: first request: %q, %v", streaming, got, err)
+		}
+		tr.Budget.MaxWireBytes = -1
+		tr.Budget.MaxDecodedBytes = -5
+		j.MaxDepth = -1
+		for i := range 3 {
+			var got []byte
+			var err error
+			if readPanics(func() { got, err = get() }) {
+				t.Fatalf("streaming %v: request %d after the change panicked", streaming, i)
+			}
+			if err != nil || string(got) != string(doc) {
+				t.Errorf("streaming %v: request %d after the change: %q, %v; want the body, under the checked configuration", streaming, i, got, err)
+			}
+		}
+		tr.CloseIdleConnections()
 	}
 }

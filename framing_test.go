@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,7 +16,57 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/limits"
 )
+
+// TestHostileFramingThroughFetch walks framings a hostile server can send,
+// byte for byte over raw TCP, through Fetch: interim 1xx responses before
+// the real one, trailers, a chunked body whose last chunk never ends, a
+// gzip body cut inside its chunk framing, Content-Encoding "identity" and
+// repeated codings. A body is either complete and byte-exact or has no body
+// bytes in its Result at all.
+func TestHostileFramingThroughFetch(t *testing.T) {
+	t.Parallel()
+	gz := encode("gzip", text(5000))
+	chunked := func(data []byte, end string) string {
+		var b bytes.Buffer
+		for len(data) > 0 {
+			n := min(len(data), 1000)
+			fmt.Fprintf(&b, "%x\r\n%s\r\n", n, data[:n])
+			data = data[n:]
+		}
+		return b.String() + end
+	}
+	cases := []struct {
+		name     string
+		resp     string
+		complete bool
+	}{
+		{"100 and 103 before the answer", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\n" +
+			"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " + fmt.Sprint(len(gz)) + "\r\n\r\n" + string(gz), true},
+		{"chunked gzip with trailers", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n" +
+			chunked(gz, "0\r\nX-T: done\r\n\r\n"), true},
+		{"last chunk never ends", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked(text(5000), "0\r\n"), false},
+		{"gzip cut inside the chunk framing", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n" +
+			chunked(gz, "")[:len(chunked(gz, ""))-2], false},
+		{"identity named", "HTTP/1.1 200 OK\r\nContent-Encoding: identity\r\nContent-Length: 5000\r\n\r\n" + string(text(5000)), true},
+		{"gzip on two header lines over one gzip layer", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Encoding: gzip\r\nContent-Length: " +
+			fmt.Sprint(len(gz)) + "\r\n\r\n" + string(gz), false},
+	}
+	for _, tc := range cases {
+		url := rawConnServer(t, func(c net.Conn, _ *http.Request) { io.WriteString(c, tc.resp) })
+		tr := &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: 10000}}
+		req, _ := http.NewRequest("GET", url, nil)
+		res := boundhttp.Fetch(&http.Client{Transport: tr}, req)
+		tr.CloseIdleConnections()
+		switch {
+		case tc.complete && (res.Status != boundhttp.StatusComplete || res.Body != string(text(5000))):
+			t.Errorf("%s: %s, %d body bytes (%s %+v); want complete and byte-exact", tc.name, res.Status, len(res.Body), res.Error, res.Rejection)
+		case !tc.complete && (res.Complete || res.Body != "" || res.BodyBase64 != ""):
+			t.Errorf("%s: %s with %d body bytes; want no body", tc.name, res.Status, len(res.Body)+len(res.BodyBase64))
+		}
+	}
+}
 
 // framingServer runs the middleware (whole or streaming) before a handler
 // that counts its calls, wrapped in outer, on a server speaking HTTP/1.1
@@ -82,32 +133,6 @@ func TestMalformedFramingNotAnswered200(t *testing.T) {
 	}
 }
 
-// problemOf decodes a problem document, or returns the zero Problem.
-func problemOf(s string) boundhttp.Problem {
-	var p boundhttp.Problem
-	json.Unmarshal([]byte(s), &p)
-	return p
-}
-
-// rawExchange writes req as is and returns the answer's status and body.
-func rawExchange(t *testing.T, addr, req string) (int, string) {
-	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	io.WriteString(c, req)
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatalf("reading the answer to %q: %v", req, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(data)
-}
-
 // h2cShortBody opens an unencrypted HTTP/2 connection with prior knowledge,
 // sends a POST declaring content-length 10 and ending its stream after 5
 // bytes of DATA, and returns the answer's status (from the static HPACK
@@ -171,4 +196,50 @@ func h2cShortBody(t *testing.T, addr string) (int, string) {
 	}
 	t.Fatal("h2c: no end of stream in 100 frames")
 	return 0, ""
+}
+
+// TestStreamingBreachAnswerKeepsItsFraming: in streaming mode a handler may
+// set the headers of the answer it means to give (a length, a coding)
+// before it reads. When a breach ends the body and the handler returns
+// without writing, the middleware's problem document must not go out under
+// them: a Content-Length of the handler's cut the document short and a
+// Content-Encoding labelled it gzip. Headers set before the middleware
+// ran stay.
+func TestStreamingBreachAnswerKeepsItsFraming(t *testing.T) {
+	t.Parallel()
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: true, Budget: limits.Budget{MaxWireBytes: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "7")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Range", "bytes 0-6/7")
+		io.ReadAll(r.Body)
+	}))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Vary", "Origin")
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	req, _ := http.NewRequest("POST", s.URL, struct{ io.Reader }{strings.NewReader(strings.Repeat("x", 100))})
+	c := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var p boundhttp.Problem
+	if err != nil || resp.StatusCode != 413 || json.Unmarshal(answer, &p) != nil || p.Stage != "wire" {
+		t.Errorf("breach after the handler set its headers: %d %q (%v), want 413 and a problem of stage wire", resp.StatusCode, answer, err)
+	}
+	for _, k := range []string{"Content-Encoding", "Content-Range"} {
+		if v := resp.Header.Get(k); v != "" {
+			t.Errorf("problem answered with the handler's %s: %q", k, v)
+		}
+	}
+	if v := resp.Header.Get("Vary"); v != "Origin" {
+		t.Errorf("problem answered without the outer handler's Vary: %q", v)
+	}
 }

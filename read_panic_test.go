@@ -38,13 +38,6 @@ func (p panicBase) RoundTrip(req *http.Request) (*http.Response, error) {
 		Header: http.Header{"Content-Encoding": {"gzip"}}, Body: &panicSource{data: p.data}, Request: req}, nil
 }
 
-// readPanics reports whether f panicked.
-func readPanics(f func()) (panicked bool) {
-	defer func() { panicked = recover() != nil }()
-	f()
-	return false
-}
-
 // TestReadPanicReleasesGuardAndCharge (trap: a guard entered and left by
 // hand): a panic inside a decoder during a Read must not leave the body
 // marked "reading" (a later Read would fail as concurrent and Close would

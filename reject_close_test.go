@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -17,10 +19,6 @@ import (
 	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/limits"
 )
-
-// proxyBudget is the Middleware's budget behind the proxy tests: a 512 KiB
-// wire and decoded limit, under nginx's client_max_body_size of 4m.
-var proxyBudget = limits.Budget{MaxWireBytes: 512 << 10, MaxDecodedBytes: 512 << 10}
 
 // TestNginxRelaysRejectionNot502 pins the trap of closing with unread body
 // bytes on the socket: nginx's default proxy_pass sends Connection: close
@@ -219,4 +217,44 @@ func rawPost(addr, header string, data []byte) (int, error) {
 		return resp.StatusCode, err
 	}
 	return resp.StatusCode, nil
+}
+
+// TestRejectedStalledBodyDoesNotHoldConnection: after a rejection net/http
+// still reads up to 256 KiB of the unread body (looking for its end)
+// before it lingers and closes. With Budget.Timeout set, that read must
+// end by the same deadline: a client that stalls after its answer (a 408
+// for a slow body, a 413 for a declared length over the limit) must not
+// hold the connection and its goroutine for as long as it likes.
+func TestRejectedStalledBodyDoesNotHoldConnection(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, request string
+		status        int
+	}{
+		{"slow body", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nfirst", 408},
+		{"declared over the limit", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\nfirst", 413},
+		{"chunked over the limit", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5dc\r\n" + strings.Repeat("x", 1500), 413},
+	} {
+		s := echoServer(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{MaxWireBytes: 1000, Timeout: 300 * time.Millisecond}})
+		conn, err := net.Dial("tcp", s.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		io.WriteString(conn, tt.request)
+		conn.SetReadDeadline(time.Now().Add(4 * time.Second))
+		br := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		io.ReadAll(resp.Body)
+		if resp.StatusCode != tt.status {
+			t.Errorf("%s: status %d, want %d", tt.name, resp.StatusCode, tt.status)
+		}
+		// The client sends nothing more: the server must end the exchange.
+		if _, err := br.ReadByte(); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("%s: after the answer, a stalled client still holds the connection (%v); want it closed", tt.name, err)
+		}
+	}
 }

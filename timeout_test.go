@@ -1,0 +1,706 @@
+package boundhttp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/internal/testenc"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// slowBody returns its bytes and io.EOF in one Read that blocks for delay
+// first and does not watch any context: a source that only the clock can
+// judge.
+type slowBody struct {
+	data  []byte
+	delay time.Duration
+	done  bool
+}
+
+func (s *slowBody) Read(p []byte) (int, error) {
+	if s.done {
+		return 0, io.EOF
+	}
+	time.Sleep(s.delay)
+	s.done = true
+	return copy(p, s.data), io.EOF
+}
+
+func (s *slowBody) Close() error { return nil }
+
+// TestTimeoutRunsFromHeaders pins where Budget.Timeout starts on the
+// client: at the response headers, so a server that sends its headers and
+// then waits before the first body byte is cut off; and a body whose end
+// arrives after the deadline is rejected even when its source ignored the
+// cancellation.
+func TestTimeoutRunsFromHeaders(t *testing.T) {
+	t.Parallel()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "5")
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		select {
+		case <-time.After(600 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, "hello")
+	}))
+	defer s.Close()
+	for _, streaming := range []bool{false, true} {
+		tr := &boundhttp.Transport{Streaming: streaming, Budget: limits.Budget{Timeout: 200 * time.Millisecond}}
+		if _, _, err := get(t, tr, s.URL); stageOf(err) != "timeout" {
+			t.Errorf("headers, then 600 ms before the first byte (streaming %v), timeout 200 ms: %v, want stage timeout", streaming, err)
+		}
+	}
+	// Sources that ignore the cancellation: only the clock can judge them.
+	data := []byte("a body that ended too late")
+	for _, tt := range []struct {
+		streaming bool
+		delay     time.Duration // inside the source's only Read
+		wait      time.Duration // the caller's, before the first Read
+	}{
+		{false, 400 * time.Millisecond, 0},
+		{true, 400 * time.Millisecond, 0},
+		// The decoder's own clock starts at its first Read; the Transport's
+		// at the headers.
+		{true, 0, 400 * time.Millisecond},
+	} {
+		base := rtFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{}, Request: r, ContentLength: int64(len(data)),
+				Body: &slowBody{data: data, delay: tt.delay}}, nil
+		})
+		tr := &boundhttp.Transport{Base: base, Streaming: tt.streaming, Budget: limits.Budget{Timeout: 100 * time.Millisecond}}
+		resp, err := (&http.Client{Transport: tr}).Get("http://example.invalid/")
+		var got []byte
+		if err == nil {
+			time.Sleep(tt.wait)
+			got, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		if stageOf(err) != "timeout" || bytes.Equal(got, data) && !tt.streaming {
+			t.Errorf("body ending %v after the headers (streaming %v, first Read after %v), timeout 100 ms: %q, %v; want stage timeout",
+				tt.delay+tt.wait, tt.streaming, tt.wait, got, err)
+		}
+	}
+}
+
+// TestVerifiedEndOutlivesTimeout (trap: a result that stops telling the
+// truth): a streamed body read to its verified end within Budget.Timeout
+// stays ended. A Read after io.EOF (json.Decoder, bufio and io.Copy loops
+// make one) came after the deadline and got a timeout error, and UsageOf
+// turned from verified to not verified, for a body that had been delivered
+// whole and in time.
+func TestVerifiedEndOutlivesTimeout(t *testing.T) {
+	url := rawConnServer(t, func(c net.Conn, _ *http.Request) {
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+		time.Sleep(2 * time.Second) // keep the connection open
+	})
+	const timeout = 50 * time.Millisecond
+	tr := &boundhttp.Transport{Budget: limits.Budget{Timeout: timeout}, Streaming: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || string(data) != "hello" {
+		t.Fatalf("ReadAll: %q, %v", data, err)
+	}
+	if _, done := boundhttp.UsageOf(resp); !done {
+		t.Fatal("UsageOf: not verified after io.EOF")
+	}
+	time.Sleep(3 * timeout)
+	for range 2 {
+		if n, err := resp.Body.Read(make([]byte, 8)); n != 0 || err != io.EOF {
+			t.Errorf("Read after the verified end and the deadline: %d, %v; want 0, io.EOF", n, err)
+		}
+	}
+	if u, done := boundhttp.UsageOf(resp); !done || u.DecodedBytes != 5 {
+		t.Errorf("UsageOf after a late Read: %+v, %v; want 5 decoded bytes, verified", u, done)
+	}
+}
+
+// TestTransportTimeout: a server that drips bytes slowly trips
+// Budget.Timeout, and the connection is closed.
+func TestTransportTimeout(t *testing.T) {
+	t.Parallel()
+	var closed atomic.Bool
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		for range 1000 {
+			if _, err := w.Write([]byte("x")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}))
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateClosed {
+			closed.Store(true)
+		}
+	}
+	s.Start()
+	defer s.Close()
+	for _, streaming := range []bool{false, true} {
+		closed.Store(false)
+		tr := &boundhttp.Transport{Budget: limits.Budget{Timeout: 200 * time.Millisecond}, Streaming: streaming}
+		start := time.Now()
+		_, _, err := get(t, tr, s.URL)
+		var e *limits.Error
+		if !errors.As(err, &e) || e.Stage != limits.StageTimeout || e.Limit != 200 || !errors.Is(err, limits.ErrTimeout) {
+			t.Errorf("slow body (streaming %v), timeout 200 ms: %v, want stage timeout", streaming, err)
+		}
+		if el := time.Since(start); el > 3*time.Second {
+			t.Errorf("slow body (streaming %v): took %v to time out", streaming, el)
+		}
+		for i := 0; i < 100 && !closed.Load(); i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !closed.Load() {
+			t.Errorf("slow body (streaming %v): the connection was not closed after the timeout", streaming)
+		}
+	}
+}
+
+// TestTransportTimeoutStalledBody: a server that sends part of a body and
+// then nothing is cut off by Budget.Timeout: only the timer can end a read
+// that never returns.
+func TestTransportTimeoutStalledBody(t *testing.T) {
+	t.Parallel()
+	u := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nfirst bytes")
+	for _, streaming := range []bool{false, true} {
+		start := time.Now()
+		_, _, err := get(t, &boundhttp.Transport{Streaming: streaming, Budget: limits.Budget{Timeout: 300 * time.Millisecond}}, u)
+		if stageOf(err) != "timeout" {
+			t.Errorf("stalled body (streaming %v), timeout 300 ms: %v, want stage timeout", streaming, err)
+		}
+		if el := time.Since(start); el > 3*time.Second {
+			t.Errorf("stalled body (streaming %v): took %v", streaming, el)
+		}
+	}
+}
+
+// TestMiddlewareSlowBody: a body that arrives too slowly is answered 408.
+func TestMiddlewareSlowBody(t *testing.T) {
+	t.Parallel()
+	for _, streaming := range []bool{false, true} {
+		s := echoServer(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: 200 * time.Millisecond}, Streaming: streaming})
+		pr, pw := io.Pipe()
+		go func() {
+			for range 100 {
+				if _, err := pw.Write([]byte("x")); err != nil {
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			pw.Close()
+		}()
+		req, _ := http.NewRequest("POST", s.URL, pr)
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		pr.CloseWithError(errors.New("done"))
+		if err != nil {
+			t.Fatalf("streaming %v: %v", streaming, err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 408 || problem(t, string(answer)).Stage != "timeout" {
+			t.Errorf("slow body (streaming %v), timeout 200 ms: %d %s, want 408 stage timeout", streaming, resp.StatusCode, answer)
+		}
+		if el := time.Since(start); el > 1500*time.Millisecond {
+			t.Errorf("slow body (streaming %v): answered after %v", streaming, el)
+		}
+	}
+}
+
+// TestMiddlewareStalledBody: a client that sends part of a body and then
+// nothing is answered 408; only the read deadline can end that read.
+func TestMiddlewareStalledBody(t *testing.T) {
+	t.Parallel()
+	for _, streaming := range []bool{false, true} {
+		s := echoServer(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: 300 * time.Millisecond}, Streaming: streaming})
+		conn, err := net.Dial("tcp", s.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() }) // before the server's Close
+		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		start := time.Now()
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("stalled body (streaming %v): %v", streaming, err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		if resp.StatusCode != 408 || problem(t, string(answer)).Stage != "timeout" {
+			t.Errorf("stalled body (streaming %v): %d %s, want 408 stage timeout", streaming, resp.StatusCode, answer)
+		}
+		if el := time.Since(start); el > 3*time.Second {
+			t.Errorf("stalled body (streaming %v): answered after %v", streaming, el)
+		}
+	}
+}
+
+// TestStreamingReadDeadlineOutlivesBody: in streaming mode Budget.Timeout
+// is a read deadline on the connection. A handler that decodes its JSON
+// and stops reading before io.EOF (json.Decoder does) must not have the
+// deadline fire later: net/http's background read, started when the wire
+// body ended, would fail with it and cancel the request's context in the
+// middle of a response that has nothing left to read.
+func TestStreamingReadDeadlineOutlivesBody(t *testing.T) {
+	t.Parallel()
+	const timeout = 200 * time.Millisecond
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: timeout}, Streaming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var v map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&v); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		select {
+		case <-r.Context().Done():
+		case <-time.After(4 * timeout):
+		}
+		fmt.Fprintf(w, "context: %v", r.Context().Err())
+	})))
+	t.Cleanup(s.Close)
+	data := encode("gzip", []byte(`{"jsonrpc":"2.0","method":"ping","id":1}`))
+	req, _ := http.NewRequest("POST", s.URL, bytes.NewReader(data))
+	req.Header.Set("Content-Encoding", "gzip")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(answer) != "context: <nil>" {
+		t.Errorf("handler done reading, working past Timeout: %d %q, want 200 %q", resp.StatusCode, answer, "context: <nil>")
+	}
+}
+
+// TestStreamingTimeoutStartsAtFirstRead: Budget.Timeout runs from the
+// moment the body starts being read. In streaming mode that is the
+// handler's first Read, not the handler's start: a handler that does its
+// own work first (a session lookup, say) must not see a body its client
+// sent at once refused as too slow.
+//
+// Event-driven: the handler reads only once the client has handed over the
+// whole body (small enough to sit in the socket buffers) and the timeout
+// has passed since the handler started; the read then takes a few
+// syscalls, far inside the timeout even at load 15 on two cores. Sabotage:
+// not re-arming the read deadline at the first Read answered 408.
+func TestStreamingTimeoutStartsAtFirstRead(t *testing.T) {
+	t.Parallel()
+	const timeout = time.Second
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Streaming: true, Budget: limits.Budget{Timeout: timeout}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := make(chan struct{})
+	s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		<-sent
+		time.Sleep(timeout - time.Since(start) + 100*time.Millisecond) // the handler's own work outlasts the timeout
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			return // the middleware answers
+		}
+		fmt.Fprintf(w, "%d bytes", len(data))
+	})))
+	t.Cleanup(s.Close)
+	const size = 16 << 10
+	req, _ := http.NewRequest("POST", s.URL, &eofSignal{Reader: bytes.NewReader(text(size)), eof: sent})
+	req.ContentLength = size
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := fmt.Sprintf("%d bytes", size); resp.StatusCode != 200 || string(answer) != want {
+		t.Errorf("body sent at once, read after the handler's own work: %d %.200s, want 200 %q", resp.StatusCode, answer, want)
+	}
+}
+
+// eofSignal is a request body that closes eof once the client has read all
+// of it (it is then on the wire).
+type eofSignal struct {
+	io.Reader
+	eof  chan struct{}
+	once sync.Once
+}
+
+func (e *eofSignal) Read(p []byte) (int, error) {
+	n, err := e.Reader.Read(p)
+	if err == io.EOF {
+		e.once.Do(func() { close(e.eof) })
+	}
+	return n, err
+}
+
+// TestReadBodyClientTimeout: with Client.Timeout, http.Client wraps the
+// body; ReadBody falls back to io.ReadAll and still gets the whole body.
+func TestReadBodyClientTimeout(t *testing.T) {
+	t.Parallel()
+	data := text(100 << 10)
+	s := server(t, body{coding: "gzip", data: encode("gzip", data)})
+	tr := &boundhttp.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr, Timeout: time.Hour}).Get(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if got, err := boundhttp.ReadBody(resp.Body); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("ReadBody of a wrapped body = %d bytes, %v; want %d", len(got), err, len(data))
+	}
+}
+
+// deadlineBound is how long after its deadline a fetch may still run: the
+// Transport's promise is 2 × 500 ms plus scheduling; the rest is margin for
+// a loaded machine. Without the Transport's connection-level abort these
+// fetches never return.
+const deadlineBound = 6 * time.Second
+
+// stuckWriter is an HTTP/2 server that answers the first request with
+// HEADERS and 16 KiB of DATA, then never reads its socket again and writes
+// PING frames until its writes block: net/http's client answers each PING
+// under the connection's write lock, so once the socket buffers fill it
+// blocks there, holding the lock. wedged is closed then; the connection
+// stays open until the test ends.
+func stuckWriter(wedged chan struct{}, done <-chan struct{}) func(c *testenc.H2Conn) {
+	var once sync.Once
+	return func(c *testenc.H2Conn) {
+		raw := c.Conn
+		if tc, ok := raw.(*tls.Conn); ok {
+			raw = tc.NetConn()
+		}
+		if tc, ok := raw.(*net.TCPConn); ok {
+			tc.SetReadBuffer(4 << 10) // fill sooner
+		}
+		id, err := c.NextRequest()
+		if err != nil {
+			return
+		}
+		c.Headers(id, false, ":status", "200", "content-type", "text/plain", "content-length", "1048576")
+		c.Data(id, make([]byte, 16<<10), 0, false)
+		pings := make([]byte, 0, 1000*17)
+		for i := range 1000 {
+			pings = append(pings, 0, 0, 8, testenc.H2Ping, 0, 0, 0, 0, 0, byte(i), 0, 0, 0, 0, 0, 0, 0)
+		}
+		var written atomic.Int64
+		go func() {
+			for range 100000 { // at most 100M PINGs; the client wedges after a few thousand
+				if _, err := c.Conn.Write(pings); err != nil {
+					return
+				}
+				written.Add(1)
+			}
+		}()
+		for last := int64(-1); ; { // wedged: no write completes for 200 ms
+			select {
+			case <-done:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			if n := written.Load(); n == last {
+				break
+			} else {
+				last = n
+			}
+		}
+		once.Do(func() { close(wedged) })
+		<-done // hold the connection open, unread
+	}
+}
+
+// smallSendBuffer dials with a 4 KiB send buffer, so that a peer that
+// stops reading blocks the client's writes within milliseconds.
+func smallSendBuffer(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := new(net.Dialer).DialContext(ctx, network, addr)
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(4 << 10)
+	}
+	return c, err
+}
+
+// hostile1 is the HTTP/1.1 counterpart: headers and 16 KiB of a 1 MiB
+// body, then nothing, the request never read further.
+func hostile1(t *testing.T, done <-chan struct{}) string {
+	return testenc.RawServer(t, func(conn net.Conn, r *http.Request) {
+		fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1048576\r\n\r\n")
+		conn.Write(make([]byte, 16<<10))
+		<-done
+	})
+}
+
+// TestDeadlineEndsFetchFromStuckPeer pins the trap of a peer that stops
+// reading: every deadline (Budget.Timeout, the request's context,
+// http.Client.Timeout) ends RoundTrip, Read and Close within deadlineBound,
+// on HTTP/1.1, h2c and HTTP/2 over TLS, in whole-body, streaming and Close
+// paths, and the in-flight charge is given back.
+func TestDeadlineEndsFetchFromStuckPeer(t *testing.T) {
+	t.Parallel()
+	const deadline = 2500 * time.Millisecond
+	type result struct {
+		name string
+		took time.Duration
+		err  error
+		hung bool
+		held int64
+	}
+	var wg sync.WaitGroup
+	results := make(chan result, 27)
+	for _, proto := range []string{"http1", "h2c", "h2"} {
+		for _, path := range []string{"whole", "stream", "close"} {
+			for _, clock := range []string{"budget", "context", "client"} {
+				wg.Add(1)
+				go func() { // all at once: each waits for its deadline
+					defer wg.Done()
+					took, err, held, hung := fetchFromStuckPeer(t, proto, path, clock, deadline)
+					results <- result{proto + "/" + path + "/" + clock, took, err, hung, held}
+				}()
+			}
+		}
+	}
+	wg.Wait()
+	close(results)
+	for r := range results {
+		switch {
+		case r.hung:
+			t.Errorf("%s: still running %v after the start (deadline %v)", r.name, r.took, deadline)
+		case r.err == nil:
+			t.Errorf("%s: no error from a stuck peer", r.name)
+		case r.held != 0:
+			t.Errorf("%s: in-flight charge after the fetch ended: %d bytes, want 0", r.name, r.held)
+		default:
+			t.Logf("%s: ended %v after the deadline: %.120v", r.name, (r.took - deadline).Round(time.Millisecond), r.err)
+		}
+	}
+}
+
+// fetchFromStuckPeer fetches from a stuck peer of proto along path with
+// the deadline set on clock, and reports how long it took, its error, the
+// in-flight bytes still held, and whether it hung past deadlineBound.
+func fetchFromStuckPeer(t *testing.T, proto, path, clock string, deadline time.Duration) (time.Duration, error, int64, bool) {
+	done := make(chan struct{})
+	defer close(done)
+	wedged := make(chan struct{})
+	var url string
+	var base *http.Transport
+	switch proto {
+	case "http1":
+		url, base = hostile1(t, done), boundhttp.NewBaseTransport()
+		close(wedged)
+	default:
+		u, pool := testenc.H2Server(t, proto == "h2", stuckWriter(wedged, done))
+		url, base = u, testenc.H2Client(boundhttp.NewBaseTransport(), pool)
+		base.HTTP2.WriteByteTimeout = time.Hour // prove the Transport's own lever
+		base.DialContext = smallSendBuffer
+	}
+	f := limits.NewInFlight(8 << 20)
+	tr := &boundhttp.Transport{Base: base, InFlight: f, Streaming: path != "whole"}
+	client := &http.Client{Transport: tr}
+	ctx := context.Background()
+	switch clock {
+	case "budget":
+		tr.Budget.Timeout = deadline
+	case "context":
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, deadline)
+		defer cancel()
+	case "client":
+		client.Timeout = deadline
+	}
+	start := time.Now()
+	ended := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			ended <- err
+			return
+		}
+		if path == "close" { // Close, unread, once the peer is stuck and the deadline passed
+			<-wedged
+			<-time.After(deadline - time.Since(start))
+			ended <- errors.Join(errors.New("closed"), resp.Body.Close())
+			return
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		ended <- err
+	}()
+	select {
+	case <-wedged:
+	case <-time.After(deadline):
+		t.Errorf("%s/%s/%s: the peer's writes never blocked before the deadline: the trap was not set", proto, path, clock)
+	}
+	select {
+	case err := <-ended:
+		return time.Since(start), err, f.InUse(), false
+	case <-time.After(deadline + deadlineBound):
+		return time.Since(start), nil, f.InUse(), true
+	}
+}
+
+// silentPeers are servers that keep a fetch before its response headers:
+// no answer at all, headers a byte at a time, 103 Early Hints every 10 ms.
+func silentPeers(t *testing.T, done <-chan struct{}) map[string]string {
+	wait := func(d time.Duration) bool {
+		select {
+		case <-done:
+			return false
+		case <-time.After(d):
+			return true
+		}
+	}
+	return map[string]string{
+		"silent": testenc.RawServer(t, func(conn net.Conn, r *http.Request) { <-done }),
+		"byte-a-time": testenc.RawServer(t, func(conn net.Conn, r *http.Request) {
+			for i := range 100000 {
+				if !wait(10*time.Millisecond) || conn.SetWriteDeadline(time.Now().Add(time.Second)) != nil {
+					return
+				}
+				const head = "HTTP/1.1 200 OK\r\nX-Slow: a"
+				if _, err := fmt.Fprintf(conn, "%c", head[min(i, len(head)-1)]); err != nil {
+					return
+				}
+			}
+		}),
+		"early-hints": testenc.RawServer(t, func(conn net.Conn, r *http.Request) {
+			for range 100000 {
+				if !wait(10 * time.Millisecond) {
+					return
+				}
+				if _, err := io.WriteString(conn, "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n"); err != nil {
+					return
+				}
+			}
+		}),
+	}
+}
+
+// TestHeaderTimeoutEndsSilentPeer pins the trap of time before the headers
+// being bounded by nothing the library sets: the Transport's HeaderTimeout
+// (and its default, shortened here) ends a fetch from a server that never
+// answers, answers a byte at a time or sends 1xx forever; the error is a
+// timeout as net/http callers test for it.
+func TestHeaderTimeoutEndsSilentPeer(t *testing.T) {
+	done := make(chan struct{})
+	defer close(done)
+	const limit = 300 * time.Millisecond
+	for name, url := range silentPeers(t, done) {
+		for _, explicit := range []bool{true, false} {
+			tr := &boundhttp.Transport{}
+			if explicit {
+				tr.HeaderTimeout = limit
+			} else {
+				defer boundhttp.SetDefaultTimeouts(limit, boundhttp.DefaultBodyTimeout)()
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), limit+20*time.Second)
+			req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+			start := time.Now()
+			_, err := (&http.Client{Transport: tr}).Do(req)
+			took := time.Since(start)
+			cancel()
+			var ne net.Error
+			if !errors.Is(err, boundhttp.ErrHeaderTimeout) || !errors.As(err, &ne) || !ne.Timeout() {
+				t.Errorf("%s (explicit %v): %v, want ErrHeaderTimeout reporting Timeout", name, explicit, err)
+			}
+			if took > limit+5*time.Second {
+				t.Errorf("%s (explicit %v): took %v, want about %v", name, explicit, took, limit)
+			}
+			t.Logf("%s (explicit %v): ended after %v: %v", name, explicit, took.Round(time.Millisecond), err)
+		}
+	}
+	if _, err := (&boundhttp.Transport{HeaderTimeout: -1}).RoundTrip(httptestRequest(t)); err == nil || !strings.Contains(err.Error(), "HeaderTimeout") {
+		t.Errorf("negative HeaderTimeout: %v, want an error naming it", err)
+	}
+}
+
+func httptestRequest(t *testing.T) *http.Request {
+	req, err := http.NewRequest("GET", "http://127.0.0.1:1/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// TestDefaultBodyTimeoutWholeBodyOnly pins the default body time: with
+// Budget.Timeout zero a whole-body fetch of a stalled body ends at
+// DefaultBodyTimeout (shortened here) with a timeout rejection, and a
+// streaming one is left to its caller's context.
+func TestDefaultBodyTimeoutWholeBodyOnly(t *testing.T) {
+	done := make(chan struct{})
+	defer close(done)
+	defer boundhttp.SetDefaultTimeouts(boundhttp.DefaultHeaderTimeout, 300*time.Millisecond)()
+	url := hostile1(t, done)
+	_, err := (&http.Client{Transport: &boundhttp.Transport{}}).Get(url)
+	var le *limits.Error
+	if !errors.As(err, &le) || le.Stage != limits.StageTimeout || le.Limit != 300 {
+		t.Errorf("whole-body, Timeout zero: %v, want a timeout rejection at the default (300 ms here)", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	resp, err := (&http.Client{Transport: &boundhttp.Transport{Streaming: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(io.Discard, resp.Body)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, limits.ErrTimeout) {
+		t.Errorf("streaming, Timeout zero: %v, want the caller's deadline, not a default", err)
+	}
+}
+
+// TestBodyTimeoutIsNetTimeout pins the trap of a Budget timeout that
+// net/http-style code cannot see: through http.Client it is a *url.Error
+// around a *ResponseError around the *limits.Error, and
+// errors.As(err, &netErr) && netErr.Timeout() must hold.
+func TestBodyTimeoutIsNetTimeout(t *testing.T) {
+	t.Parallel()
+	done := make(chan struct{})
+	defer close(done)
+	url := hostile1(t, done)
+	_, err := (&http.Client{Transport: &boundhttp.Transport{Budget: limits.Budget{Timeout: 200 * time.Millisecond}}}).Get(url)
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("body timeout through http.Client: %v (%T), want a net.Error whose Timeout is true", err, err)
+	}
+	var re *boundhttp.ResponseError
+	if !errors.As(err, &re) || !re.Timeout() {
+		t.Errorf("ResponseError.Timeout of a body timeout: false, want true (%v)", err)
+	}
+	if (&boundhttp.ResponseError{Err: &limits.Error{Stage: limits.StageDecoded}}).Timeout() {
+		t.Errorf("ResponseError.Timeout of a size rejection: true, want false")
+	}
+}
