@@ -110,10 +110,10 @@ func viaResult(f func(*http.Request) boundhttp.Result) func(string) ([]byte, boo
 }
 
 // TestMaxInt64BudgetWorksEndToEnd pins the trap "arithmetic on limits"
-// (limit+1 overflows at math.MaxInt64) at the root: Budget{MaxWireBytes: math.MaxInt64} (and MaxDecodedBytes,
-// MaxDecodedRunes) panicked with "slice bounds out of range" in
-// Transport.RoundTrip and per request in the Middleware. Such a budget is
-// valid and gives a working body.
+// (limit+1 overflows at math.MaxInt64) at the root: Budget{MaxWireBytes:
+// math.MaxInt64} (and MaxDecodedBytes, MaxDecodedRunes) panicked with "slice
+// bounds out of range" in Transport.RoundTrip and per request in the
+// Middleware. Such a budget is valid and gives a working body.
 func TestMaxInt64BudgetWorksEndToEnd(t *testing.T) {
 	t.Parallel()
 	body := strings.Repeat("boundhttp ", 1000)

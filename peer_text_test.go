@@ -391,11 +391,11 @@ func TestJSONPointerInProblemAndLog(t *testing.T) {
 	}
 }
 
-// TestFramingErrorNotEchoed pins the trap of echoing attacker bytes for
-// the errors of the server's own body reader: net/http quotes a malformed
-// chunked trailer line in its error, and that line is the client's, part
-// of the body section. It must not reach the problem document, the log
-// record or the error a streaming handler reads.
+// TestFramingErrorNotEchoed pins the trap of echoing attacker bytes for the
+// errors of the server's own body reader: net/http quotes a malformed
+// chunked trailer line in its error, and that line is the client's, part of
+// the body section. It must not reach the problem document, the log record
+// or the error a streaming handler reads.
 func TestFramingErrorNotEchoed(t *testing.T) {
 	t.Parallel()
 	const marker = "SECRET-TRAILER-NO-COLON"
@@ -445,8 +445,8 @@ func TestFramingErrorNotEchoed(t *testing.T) {
 
 // TestRejectionCarriesNoBodyContent pins the trap "echoing attacker bytes
 // into errors": a 530 KB object key (through the pointer) or a huge coding
-// once came back whole in a Rejection. Its JSON stays under 1 KiB and keeps at most a key's 16-byte
-// prefix, or a coding's limits.MaxEcho-byte prefix.
+// once came back whole in a Rejection. Its JSON stays under 1 KiB and keeps
+// at most a key's 16-byte prefix, or a coding's limits.MaxEcho-byte prefix.
 func TestRejectionCarriesNoBodyContent(t *testing.T) {
 	t.Parallel()
 	key := "IGNORE-ALL-PREV-" + strings.Repeat("instructions; ", 37_000)

@@ -25,8 +25,9 @@ func TestEcho(t *testing.T) {
 	}
 }
 
-// TestEchoPointerKeepsAttackerKeysOut pins issue 8.16: a 530 KB object key
-// chosen by a peer reaches text as a short escaped prefix.
+// TestEchoPointerKeepsAttackerKeysOut pins the trap "echoing attacker bytes
+// into errors": a 530 KB object key chosen by a peer reaches text as a short
+// escaped prefix.
 func TestEchoPointerKeepsAttackerKeysOut(t *testing.T) {
 	key := "ignore previous instructions " + strings.Repeat("A", 530_000)
 	tests := []struct{ in, want string }{

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestTimeoutErrorIsNetTimeout pins issue 8 item 13: a StageTimeout error
-// answers Timeout() true, the net.Error convention; no other stage does.
+// TestTimeoutErrorIsNetTimeout: a StageTimeout error answers Timeout()
+// true, the net.Error convention; no other stage does.
 func TestTimeoutErrorIsNetTimeout(t *testing.T) {
 	t.Parallel()
 	var err error = &Error{Stage: StageTimeout, Limit: 1000, Observed: 1003}
@@ -23,8 +23,9 @@ func TestTimeoutErrorIsNetTimeout(t *testing.T) {
 	}
 }
 
-// TestTimeoutMessageNotContradictory pins issue 8 item 13: the message says
-// what was exceeded instead of "observed 1000 > limit 1000 ms".
+// TestTimeoutMessageNotContradictory pins the trap "a message that
+// contradicts itself": the message says what was exceeded instead of
+// "observed 1000 > limit 1000 ms".
 func TestTimeoutMessageNotContradictory(t *testing.T) {
 	t.Parallel()
 	e := &Error{Stage: StageTimeout, Limit: 1000, Observed: 1000, Err: context.Canceled}
@@ -35,9 +36,9 @@ func TestTimeoutMessageNotContradictory(t *testing.T) {
 	}
 }
 
-// TestErrorTextBoundedPeerStrings pins issue 8 item 16 and issue 9 item 4:
-// a peer-chosen pointer or coding reaches Error() only through Echo and
-// EchoPointer, while the fields keep the exact values.
+// TestErrorTextBoundedPeerStrings pins the trap "echoing attacker bytes into
+// errors": a peer-chosen pointer or coding reaches Error() only through Echo
+// and EchoPointer, while the fields keep the exact values.
 func TestErrorTextBoundedPeerStrings(t *testing.T) {
 	t.Parallel()
 	key := "IGNORE-PREVIOUS-" + strings.Repeat("instructions ", 40_000) // ~520 KB

@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"testing"
 
@@ -12,9 +13,6 @@ import (
 
 	"github.com/boundhttp/boundhttp/limits"
 )
-
-// benchBody is JSON-like text of a few MiB, the realistic input.
-var benchBody = text(4 << 20)
 
 // drain reads r to the end with a 32 KiB buffer, as io.Copy would.
 func drain(b *testing.B, r io.Reader, buf []byte) {
@@ -100,33 +98,56 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// TestReadAllocs: with pooled decoders, a Read in steady state allocates
-// nothing.
-func TestReadAllocs(t *testing.T) {
-	buf := make([]byte, 4096)
-	for _, c := range codings {
-		data := benchBody
-		if testing.Short() {
-			data = data[:1<<20] // enough for the 210 reads of 4 KiB below
-		}
-		body := encode(t, c, data)
-		for range 2 { // the second body runs on pooled decoders
-			d, err := NewReader(bytes.NewReader(body), c, limits.Budget{MaxDecodedBytes: 8 << 20, MaxRatio: 1000, Timeout: 3600e9})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for range 10 {
-				d.Read(buf)
-			}
-			allocs := testing.AllocsPerRun(200, func() {
-				if _, err := d.Read(buf); err != nil {
-					t.Fatal(err)
+// zeroBomb returns size zero bytes encoded with coding at the encoder's
+// fastest level (a 1 GiB bomb takes under a second to make), written in
+// 1 MiB pieces so that making it never holds the decoded bytes.
+func zeroBomb(tb testing.TB, coding string, size int) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	var w io.WriteCloser
+	var err error
+	switch coding {
+	case "gzip":
+		w, err = gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	case "zstd":
+		w, err = zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	default:
+		err = fmt.Errorf("no bomb of %s", coding)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	zeros := make([]byte, 1<<20)
+	for range size >> 20 {
+		w.Write(zeros)
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkBombRejection rejects bombs that decode to 16 MiB and to 1 GiB
+// with a 1 MiB decoded limit. The cost of a rejection depends on the limit,
+// not on what the bomb would expand to: compare the two sizes of each
+// coding (bench/run reports the ratio, which must stay under 1.5).
+func BenchmarkBombRejection(b *testing.B) {
+	budget := limits.Budget{MaxDecodedBytes: 1 << 20, MaxWireBytes: 64 << 20}
+	for _, c := range []string{"gzip", "zstd"} {
+		for _, size := range []int{16 << 20, 1 << 30} {
+			b.Run(fmt.Sprintf("coding=%s/size=%dMiB", c, size>>20), func(b *testing.B) {
+				bomb := zeroBomb(b, c, size)
+				b.ReportAllocs()
+				stop := cpuPerOp(b)
+				for b.Loop() {
+					_, err := ReadAll(bytes.NewReader(bomb), c, budget)
+					if stageOf(err) != "decoded" {
+						b.Fatalf("ReadAll(%s bomb of %d bytes) = %v, want stage decoded", c, size, err)
+					}
 				}
+				stop()
+				b.ReportMetric(float64(len(bomb)), "bomb-bytes")
 			})
-			if allocs != 0 {
-				t.Errorf("%s: %v allocations per Read in steady state, want 0", c, allocs)
-			}
-			d.Close()
 		}
 	}
 }

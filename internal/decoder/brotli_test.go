@@ -7,13 +7,6 @@ import (
 	"github.com/boundhttp/boundhttp/limits"
 )
 
-// largeWindowEmpty is a large-window brotli stream (RFC 9841) declaring
-// 1<<wbits bytes of window and holding nothing: the header, then an empty
-// last meta-block (ISLAST=1, ISLASTEMPTY=1).
-func largeWindowEmpty(wbits byte) []byte {
-	return []byte{0x11, wbits | 0xc0}
-}
-
 func TestBrotliLargeWindow(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {

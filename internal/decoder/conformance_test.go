@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,19 +21,6 @@ const vectorsDir = "../../shared/vectors"
 // needTool returns the path of a command-line encoder; see
 // testenc.NeedTool.
 var needTool = testenc.NeedTool
-
-// run runs a command with stdin and returns its stdout.
-func run(t *testing.T, stdin []byte, name string, args ...string) []byte {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %v: %v: %s", name, args, err, errb.String())
-	}
-	return out.Bytes()
-}
 
 // TestConformanceCLI decodes bodies written by the gzip, brotli and zstd
 // command-line tools, which no one here wrote.

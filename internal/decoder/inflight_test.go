@@ -224,9 +224,91 @@ func TestInFlightWholeBody(t *testing.T) {
 	}
 }
 
-func splitCodings(ce string) []string {
-	if ce == "identity" {
-		return nil
+// TestInFlightBrotliRingBufferGrowth: the brotli decoder does not allocate
+// its ring buffer at the declared window at once: it starts small and
+// doubles it as meta-blocks need more (andybalholm/brotli
+// calculateRingBufferSize, "canny" allocation), copying the old ring buffer
+// into the new one (ensureRingBuffer). While the last copy runs, the
+// buffers of window/2 and window are both live: 1.5 times the window, where
+// the body was charged the window once. With a 16 MiB window that is 8 MiB
+// no body was charged, more than BrotliState's slack over its worst-case
+// Huffman tables.
+//
+// The test measures that the chain happens (with the collector off, the
+// decoder allocates at least 1.5 times the window for a body that fills
+// it, where a single allocation would be the window plus tables) and
+// checks that the charge covers both buffers of the last step, plus the
+// worst-case tables of TestDecoderStateCharges.
+func TestInFlightBrotliRingBufferGrowth(t *testing.T) {
+	const lgwin = 22
+	const window = 1 << lgwin
+	var buf bytes.Buffer
+	w := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: 1, LGWin: lgwin})
+	w.Write(text(window))
+	w.Close()
+	body := buf.Bytes()
+	if bits, ok := brotliWindowBits(body); !ok || bits != lgwin {
+		t.Fatalf("stream declares window bits %d, %v, want %d", bits, ok, lgwin)
 	}
-	return ParseContentEncoding(ce)
+	got := allocated(func() {
+		n, err := io.Copy(io.Discard, brotli.NewReader(bytes.NewReader(body)))
+		if err != nil || n != window {
+			t.Errorf("decoded %d bytes, %v", n, err)
+		}
+	})
+	t.Logf("decoder allocated %d bytes for a %d-byte window", got, window)
+	if got < window+window/2 {
+		t.Fatalf("decoder allocated %d bytes, want at least 1.5 times the %d-byte window (the ring buffer grows in steps)", got, window)
+	}
+	const tables = 4 * 256 * (630 + 1080 + 1528)
+	const slack = 42 // kRingBufferWriteAheadSlack, per ring buffer
+	for bits := uint(10); bits <= 30; bits++ {
+		ring := int64(1) << bits
+		if need := ring + ring/2 + 2*slack + tables; brotliCharge(bits) < need {
+			t.Errorf("brotliCharge(%d) = %d, want at least %d: both ring buffers of the last growth step (%d and %d bytes) and the tables", bits, brotliCharge(bits), need, ring/2, ring)
+		}
+	}
+}
+
+// zstdWindowed compresses data into one zstd frame declaring a window of
+// window bytes (not single-segment: the window field is explicit).
+func zstdWindowed(t testing.TB, data []byte, window int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := zstd.NewWriter(&buf, zstd.WithWindowSize(window), zstd.WithSingleSegment(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(data)
+	zw.Close()
+	return buf.Bytes()
+}
+
+// TestInFlightZstdTwoLayers: "zstd, zstd" runs two zstd decoders, each with
+// its own state and window, so the body is charged both. The charge of a
+// zstd window was kept per Reader, not per layer: the second layer's
+// decoder was charged neither its ZstdState nor its window (only the part
+// of it above the first layer's), so two decoders allocated what one was
+// charged.
+func TestInFlightZstdTwoLayers(t *testing.T) {
+	t.Parallel()
+	const window = 1 << 20
+	data := text(3 << 20)
+	body := zstdWindowed(t, zstdWindowed(t, data, window), window)
+	f := limits.NewInFlight(64 << 20)
+	d, err := NewReader(bytes.NewReader(body), "zstd, zstd", limits.Budget{MaxDecodedBytes: 8 << 20}, WithInFlight(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := io.Copy(&out, d); err != nil || !bytes.Equal(out.Bytes(), data) {
+		t.Fatalf("decoding zstd, zstd: %d bytes, %v", out.Len(), err)
+	}
+	d.Close()
+	if want := int64(2 * (ZstdState + window)); f.Peak() < want {
+		t.Errorf("Peak() = %d for two zstd decoders with %d-byte windows, want at least %d", f.Peak(), window, want)
+	}
+	if f.InUse() != 0 {
+		t.Errorf("InUse() = %d after Close, want 0", f.InUse())
+	}
 }

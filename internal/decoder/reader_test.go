@@ -3,7 +3,6 @@ package decoder
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -222,16 +221,6 @@ func TestIntermediateLayerIsBounded(t *testing.T) {
 	if _, err := decodeAll(t, body, "gzip, br", limits.Budget{MaxDecodedBytes: int64(len(gz))}); err != nil {
 		t.Errorf("ReadAll(gzip, br, limit = middle layer %d) = %v, want nil", len(gz), err)
 	}
-}
-
-type countingReader struct {
-	r     io.Reader
-	reads int
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	c.reads++
-	return c.r.Read(p)
 }
 
 // TestReadAllMemoryFollowsTheBody: memory grows with the bytes decoded, not

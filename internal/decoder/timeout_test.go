@@ -40,12 +40,12 @@ func (r *lateEOFReader) Read(p []byte) (int, error) {
 	return n, io.EOF
 }
 
-// TestTimeoutCheckedAfterBlockedRead pins issue 8 item 5: the elapsed time
-// was checked before each Read only, so a source whose last Read blocked
-// past the deadline and then returned io.EOF was accepted. A body that
-// reached its end after the deadline is rejected with stage timeout, in
-// ReadAll and in streaming, also when the last Read returned data and
-// io.EOF together.
+// TestTimeoutCheckedAfterBlockedRead pins the trap "time checked only before
+// a Read": the elapsed time was checked before each Read only, so a source
+// whose last Read blocked past the deadline and then returned io.EOF was
+// accepted. A body that reached its end after the deadline is rejected with
+// stage timeout, in ReadAll and in streaming, also when the last Read
+// returned data and io.EOF together.
 func TestTimeoutCheckedAfterBlockedRead(t *testing.T) {
 	t.Parallel()
 	data := text(8 << 10)
@@ -95,5 +95,20 @@ func TestSubMillisecondTimeoutText(t *testing.T) {
 	}
 	if msg := e.Error(); !strings.Contains(msg, "within a timeout under 1 ms") || strings.Contains(msg, " 0 ms") {
 		t.Errorf("late body, Timeout 500µs: Error() = %q, want \"within a timeout under 1 ms\" and no \"0 ms\"", msg)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	t.Parallel()
+	body := []byte("a body that arrives one byte every 5 ms")
+	d, _ := NewReader(&slowReader{data: body, delay: 5 * time.Millisecond}, "", limits.Budget{Timeout: 50 * time.Millisecond})
+	_, err := readInPieces(d, 1)
+	var e *limits.Error
+	if !errors.As(err, &e) || e.Stage != limits.StageTimeout || e.Limit != 50 || e.Observed < 50 || !errors.Is(err, limits.ErrTimeout) {
+		t.Errorf("slow body, 50 ms timeout: %v, want stage timeout with limit 50", err)
+	}
+	d, _ = NewReader(&slowReader{data: body[:3], delay: time.Millisecond}, "", limits.Budget{Timeout: 10 * time.Second})
+	if _, err := readInPieces(d, 1); err != io.EOF {
+		t.Errorf("fast body, 10 s timeout: %v, want io.EOF", err)
 	}
 }

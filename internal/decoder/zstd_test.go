@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"runtime"
+	"math"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -28,16 +28,6 @@ func windowBomb(exp byte, blocks int) []byte {
 		b = append(b, bytes.Repeat([]byte("a"), 1024)...)
 	}
 	return b
-}
-
-// allocated returns the bytes allocated by f.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
 
 // TestZstdWindowBomb: a frame declaring a 256 MiB window is rejected at the
@@ -149,5 +139,31 @@ func TestZstdSkippableFrames(t *testing.T) {
 	got, err := decodeAll(t, body, "zstd", limits.Budget{}, WithMaxMembers(2))
 	if err != nil || !bytes.Equal(got, data) {
 		t.Errorf("skippable + data frame, 2 members: %d bytes, %v; want %d bytes", len(got), err, len(data))
+	}
+}
+
+// TestZstdHugeMaxWindowIsNotAVerdict pins the trap "a knob that becomes a
+// verdict": a MaxWindowBytes above what the zstd decoder's
+// WithDecoderMaxWindow accepts (~3.75 TB) made every valid zstd body fail as
+// integrity. A configuration value is never a verdict on a valid body: the
+// decoder's cap is clamped.
+func TestZstdHugeMaxWindowIsNotAVerdict(t *testing.T) {
+	t.Parallel()
+	data := text(100 << 10)
+	body := encode(t, "zstd", data)
+	for _, w := range []int64{1, 1 << 10, 8 << 20, zstdMaxDecoderWindow - 1, zstdMaxDecoderWindow,
+		zstdMaxDecoderWindow + 1, 1 << 50, math.MaxInt64 - 1, math.MaxInt64} {
+		b := limits.Budget{MaxWindowBytes: w}
+		got, err := decodeAll(t, body, "zstd", b)
+		if w < 128<<10 {
+			// The body's own window is larger: a window verdict, never integrity.
+			if stageOf(err) != "window" {
+				t.Errorf("MaxWindowBytes %d: ReadAll = %v, want stage window", w, err)
+			}
+			continue
+		}
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("MaxWindowBytes %d: ReadAll = %d bytes, %v, want the body", w, len(got), err)
+		}
 	}
 }

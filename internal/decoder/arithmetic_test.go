@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"math"
 	"strings"
@@ -10,10 +11,10 @@ import (
 	"github.com/boundhttp/boundhttp/limits"
 )
 
-// TestLimitArithmeticNearMaxInt64 pins issue 8 item 1: limit+1 and
-// limit-used+1 wrapped at math.MaxInt64 and panicked with "slice bounds out
-// of range". Every limit from 0 to math.MaxInt64 gives a working Reader; N
-// passes a limit of N, N-1 fails it.
+// TestLimitArithmeticNearMaxInt64 pins the trap "arithmetic on limits":
+// limit+1 and limit-used+1 wrapped at math.MaxInt64 and panicked with "slice
+// bounds out of range". Every limit from 0 to math.MaxInt64 gives a working
+// Reader; N passes a limit of N, N-1 fails it.
 func TestLimitArithmeticNearMaxInt64(t *testing.T) {
 	t.Parallel()
 	const n = 3000 // body length in bytes and characters
@@ -103,8 +104,9 @@ func TestRatioLimitNearMaxFloat(t *testing.T) {
 	}
 }
 
-// TestJSONLimitArithmeticNearMaxInt pins issue 8 item 1 for limits.JSON:
-// MaxStringLen+1 wrapped at math.MaxInt and panicked in CheckJSON.
+// TestJSONLimitArithmeticNearMaxInt pins the trap "arithmetic on limits" for
+// limits.JSON: MaxStringLen+1 wrapped at math.MaxInt and panicked in
+// CheckJSON.
 func TestJSONLimitArithmeticNearMaxInt(t *testing.T) {
 	t.Parallel()
 	const n = 40 // string length, array length, members and depth of the documents
@@ -143,6 +145,34 @@ func TestJSONLimitArithmeticNearMaxInt(t *testing.T) {
 					t.Errorf("%s=%d: CheckJSON = %v, want stage %q", field, tt.v, err, tt.want)
 				}
 			}()
+		}
+	}
+}
+
+// TestInFlightMaxIntBudget: a whole-body read under a budget whose decoded
+// limit is near MaxInt64 (the "no practical limit" a caller may write)
+// still charges its body and its decoders: a body larger than Cap is
+// refused, a decoder larger than Cap fails at once.
+func TestInFlightMaxIntBudget(t *testing.T) {
+	t.Parallel()
+	data := text(4 << 20)
+	for _, max := range []int64{math.MaxInt64, math.MaxInt64 - 1000, math.MaxInt64 - 64<<10} {
+		b := limits.Budget{MaxWireBytes: math.MaxInt64, MaxDecodedBytes: max}
+		for _, c := range []string{"identity", "gzip"} {
+			f := limits.NewInFlight(1 << 20)
+			got, err := ReadAll(bytes.NewReader(layered(t, data, splitCodings(c)...)), c, b, WithInFlight(f))
+			var e *limits.Error
+			if !errors.As(err, &e) || e.Stage != limits.StageInFlight {
+				t.Errorf("max %d, %s: ReadAll(4 MiB, 1 MiB in flight) = %d bytes, %v, want an inflight error", max, c, len(got), err)
+			}
+			if f.InUse() != 0 || f.Peak() > f.Cap() {
+				t.Errorf("max %d, %s: InUse() = %d, Peak() = %d, want 0 and within %d", max, c, f.InUse(), f.Peak(), f.Cap())
+			}
+			tiny := limits.NewInFlight(32 << 10) // below FlateState
+			_, err = ReadAll(bytes.NewReader(layered(t, data, "gzip")), "gzip", b, WithInFlight(tiny))
+			if !errors.As(err, &e) || e.Stage != limits.StageInFlight || e.Observed <= e.Limit {
+				t.Errorf("max %d: gzip through a budget below its state = %v, want an inflight error that could never fit", max, err)
+			}
 		}
 	}
 }

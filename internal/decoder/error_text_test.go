@@ -8,11 +8,11 @@ import (
 	"github.com/boundhttp/boundhttp/limits"
 )
 
-// TestErrorsCarryNoBodyContent pins issue 8 item 16 and issue 9 item 4: a
-// 530 KB object key came back whole in Error() (through the pointer), a
-// 500 KB Content-Encoding header was echoed in full, and syntax errors
-// quoted a raw body byte. Error() stays under 1 KiB and keeps at most a
-// key's 16-byte prefix; Pointer stays exact for Go callers; Encoding holds
+// TestErrorsCarryNoBodyContent pins the trap "echoing attacker bytes into
+// errors": a 530 KB object key came back whole in Error() (through the
+// pointer), a 500 KB Content-Encoding header was echoed in full, and syntax
+// errors quoted a raw body byte. Error() stays under 1 KiB and keeps at most
+// a key's 16-byte prefix; Pointer stays exact for Go callers; Encoding holds
 // one coding cut to limits.MaxEcho bytes.
 func TestErrorsCarryNoBodyContent(t *testing.T) {
 	t.Parallel()
