@@ -120,3 +120,30 @@ func FuzzAuditAgrees(f *testing.F) {
 		}
 	})
 }
+
+// TestAuditAgreesUnderUTF8 pins the trap of a bound whose existence
+// depends on the options: a string of at most 9e17 characters takes at
+// most 5.4e18+2 bytes from a UTF-8 encoder, under 2^63, and 10.8e18+2 from
+// one that escapes non-ASCII, over. Audit (which takes no options) and
+// WorstCase and AuditTool under UTF8 must give one answer: whether there
+// is a bound is decided for the widest encoder.
+func TestAuditAgreesUnderUTF8(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{
+		`{"type":"string","maxLength":9e17}`,
+		`{"type":"array","maxItems":9e17,"items":{"const":"éé"}}`,
+		`{"type":"array","maxItems":2,"items":{"type":"string","maxLength":5e17}}`,
+	} {
+		findings, err := Audit([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []Options{{}, {UTF8: true}} {
+			n, werr := WorstCase([]byte(doc), o)
+			r, _ := AuditTool("t", []byte(doc), o)
+			if (len(findings) == 0) != (werr == nil) || len(findings) != len(r.Findings) {
+				t.Errorf("%s, %+v: Audit %v, WorstCase %d %v, AuditTool %v: want one answer", doc, o, findings, n, werr, r.Findings)
+			}
+		}
+	}
+}

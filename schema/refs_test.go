@@ -144,3 +144,126 @@ func TestAuditDeepNestingIsLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRepeatedTypeIsLinear pins the trap of bounding an object once
+// per entry of its type list: "type":["object","object",...] repeated the
+// walk of all its properties for each entry, time and memory the product
+// of the two (20,000 of each, 400 KB, ran for more than 5 minutes; 3,000
+// of each, 98 KB, allocated 1.7 GB). Each type is bounded once;
+// allocation stays within 100 bytes per byte of the document.
+func TestAuditRepeatedTypeIsLinear(t *testing.T) {
+	// Not parallel: the allocation count is the process's.
+	const n = 3000
+	var b strings.Builder
+	b.WriteString(`{"additionalProperties":false,"type":["object"`)
+	b.WriteString(strings.Repeat(`,"object"`, n-1))
+	b.WriteString(`],"properties":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"p%d":{"type":"null"}`, i)
+	}
+	b.WriteString(`}}`)
+	doc := []byte(b.String())
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := Audit(doc); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%d bytes: %d MB allocated", len(doc), alloc>>20)
+	if limit := uint64(100 * len(doc)); alloc > limit {
+		t.Errorf("auditing %d bytes allocated %d bytes, want at most %d", len(doc), alloc, limit)
+	}
+}
+
+// TestWorstCaseRefIsPercentDecoded pins the trap of reading a $ref's
+// fragment as a JSON Pointer without decoding it first: the fragment is
+// part of a URI (RFC 6901, section 6), and validators (Ajv, Python's
+// jsonschema) percent-decode it, so "#/$defs/a%25" is the definition "a%",
+// not "a%25". The bound was that of the wrong definition.
+func TestWorstCaseRefIsPercentDecoded(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("<", 100)
+	checkNotBelow(t, `{"$ref":"#/$defs/a%25","$defs":{"a%25":{"type":"string","maxLength":1},"a%":{"type":"string","maxLength":100}}}`, Options{}, long)
+	checkNotBelow(t, `{"$ref":"#/$defs/a%2Fb","$defs":{"a%2Fb":{"type":"null"},"a":{"b":{"type":"string","maxLength":100}}}}`, Options{}, long)
+	// A space, written %20 as a URI needs, is found.
+	if n, err := WorstCase([]byte(`{"$ref":"#/$defs/a%20b","$defs":{"a b":{"type":"null"}}}`), Options{}); err != nil || n != 4 {
+		t.Errorf("WorstCase($ref #/$defs/a%%20b) = %d, %v; want 4", n, err)
+	}
+	// A fragment that does not decode is not resolved.
+	if _, err := WorstCase([]byte(`{"$ref":"#/$defs/a%zz","$defs":{"a%zz":{"type":"null"}}}`), Options{}); err == nil {
+		t.Errorf("WorstCase($ref #/$defs/a%%zz) = nil error, want ErrUnbounded (unresolved)")
+	}
+}
+
+// TestWorstCaseRefResolvesInItsResource pins the trap of resolving every
+// "#..." $ref against the document's root: a subschema with its own $id
+// is a schema resource of its own, and a fragment $ref within it refers to
+// that resource (JSON Schema 2020-12, section 8.2.1), so the definitions
+// below that a validator uses are the inner ones, of 100 characters, while
+// the bound was that of the root's, of 1.
+func TestWorstCaseRefResolvesInItsResource(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("<", 100)
+	inner := `{"$id":"https://example.com/inner","$defs":{"s":{"type":"string","maxLength":100}},"type":"object","additionalProperties":false,"properties":{"a":{"$ref":"#/$defs/s"}}}`
+	root := `"$defs":{"s":{"type":"string","maxLength":1},"inner":` + inner + `}`
+	for _, tt := range []struct {
+		schema string
+		v      any
+	}{
+		// Reached by walking into it.
+		{`{"type":"object","additionalProperties":false,"properties":{"p":` + inner + `},` + root + `}`, map[string]any{"p": map[string]any{"a": long}}},
+		// Reached by a $ref from the root, into it and below it.
+		{`{"$ref":"#/$defs/inner",` + root + `}`, map[string]any{"a": long}},
+		{`{"$ref":"#/$defs/inner/properties/a",` + root + `}`, long},
+		// $ref beside $id: in 2020-12 the $ref is resolved against the $id.
+		{`{"type":"array","maxItems":1,"items":{"$id":"https://example.com/i","$ref":"#/$defs/s","$defs":{"s":{"type":"string","maxLength":100}}},"$defs":{"s":{"type":"string","maxLength":1}}}`, []any{long}},
+	} {
+		checkNotBelow(t, tt.schema, Options{}, tt.v)
+	}
+	// An $id that is only a fragment (an anchor in draft-07) starts no
+	// resource.
+	doc := `{"type":"array","maxItems":1,"items":{"$id":"#a","$ref":"#/$defs/s"},"$defs":{"s":{"type":"null"}}}`
+	if n, err := WorstCase([]byte(doc), Options{}); err != nil || n != 6 {
+		t.Errorf("WorstCase(%s) = %d, %v; want 6", doc, n, err)
+	}
+}
+
+// TestAuditRefChainIsShallow pins the trap of following $ref on the call
+// stack without a floor: JSON nesting stops at 10,000 levels in
+// encoding/json, but a chain of definitions, each a $ref to the next, is
+// as deep as it is long. 100,000 of them (3.3 MB) took 6 s and 128 MB of
+// stack (the garbage collector scans the whole stack at every cycle), and
+// a chain of a million would pass Go's 1 GB stack limit, a fatal error no
+// recover catches. The walk stops 10,000 schemas deep with a finding: an
+// over-approximation, safe, and linear (the time is logged, not asserted:
+// the finding says that the walk stopped).
+func TestAuditRefChainIsShallow(t *testing.T) {
+	t.Parallel()
+	const n = 100000
+	var b strings.Builder
+	b.WriteString(`{"$ref":"#/$defs/0","$defs":{`)
+	for i := range n {
+		fmt.Fprintf(&b, `"%d":{"$ref":"#/$defs/%d"},`, i, i+1)
+	}
+	fmt.Fprintf(&b, `"%d":{"type":"null"}}}`, n)
+	doc := []byte(b.String())
+	start := time.Now()
+	findings, err := Audit(doc)
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d bytes, a chain of %d $refs: %v", len(doc), n, elapsed)
+	if len(findings) != 1 || findings[0].Kind != KindInvalid || !strings.Contains(findings[0].Message, "10000") {
+		t.Errorf("Audit(a chain of %d $refs) = %v, want one finding that the nesting passes 10000", n, findings)
+	}
+	// A chain within the floor is followed to its end.
+	short := strings.Replace(string(doc), `"9000":{"$ref":"#/$defs/9001"}`, `"9000":{"type":"string","maxLength":1}`, 1)
+	if w, err := WorstCase([]byte(short), Options{}); err != nil || w != 2+12 {
+		t.Errorf("WorstCase(a chain of 9000 $refs to a string of 1) = %d, %v; want 14", w, err)
+	}
+}
