@@ -2,7 +2,6 @@ package limits
 
 import (
 	"errors"
-	"io"
 	"math"
 	"strings"
 	"testing"
@@ -82,48 +81,5 @@ func TestCheckContentLength(t *testing.T) {
 	// Zero means the default, not unlimited.
 	if err := (Budget{}).CheckContentLength(DefaultMaxWireBytes + 1); err == nil {
 		t.Errorf("Budget{}.CheckContentLength(default+1) = nil, want wire error")
-	}
-}
-
-func TestErrorIs(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		stage Stage
-		want  error
-	}{
-		{StageWire, ErrTooLarge}, {StageDecoded, ErrTooLarge}, {StageRunes, ErrTooLarge}, {StageLayers, ErrTooLarge},
-		{StageWindow, ErrTooLarge}, {StageRatio, ErrTooLarge}, {StageIntegrity, ErrMalformed},
-		{StageEncoding, ErrUnsupported}, {StageTimeout, ErrTimeout},
-	}
-	all := []error{ErrTooLarge, ErrMalformed, ErrUnsupported, ErrTimeout}
-	for _, tt := range tests {
-		var err error = &Error{Stage: tt.stage, Err: io.ErrUnexpectedEOF}
-		for _, s := range all {
-			if got := errors.Is(err, s); got != (s == tt.want) {
-				t.Errorf("errors.Is(%s error, %v) = %v, want %v", tt.stage, s, got, s == tt.want)
-			}
-		}
-		if !errors.Is(err, io.ErrUnexpectedEOF) {
-			t.Errorf("errors.Is(%s error, cause) = false, want true", tt.stage)
-		}
-	}
-}
-
-func TestErrorText(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		e    *Error
-		want string
-	}{
-		{&Error{Stage: StageDecoded, Limit: 10, Observed: 11, Encoding: "gzip"}, "limits: decoded limit exceeded: observed 11 > limit 10 bytes (gzip)"},
-		{&Error{Stage: StageWire, Limit: 10, Observed: 99, Declared: true}, "limits: wire limit exceeded: declared 99 > limit 10 bytes"},
-		{&Error{Stage: StageEncoding, Encoding: "compress"}, `limits: encoding: unsupported content-coding "compress"`},
-		{&Error{Stage: StageIntegrity, Encoding: "zstd", Err: io.ErrUnexpectedEOF}, "limits: integrity: malformed body (zstd): unexpected EOF"},
-		{&Error{Stage: StageLayers, Limit: 2, Observed: 3, Declared: true}, "limits: layers limit exceeded: declared 3 > limit 2 codings"},
-	}
-	for _, tt := range tests {
-		if got := tt.e.Error(); got != tt.want {
-			t.Errorf("Error() = %q, want %q", got, tt.want)
-		}
 	}
 }

@@ -3,6 +3,7 @@ package limits
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -103,5 +104,74 @@ func TestErrorTextBoundsItsCause(t *testing.T) {
 	e.Err = context.Canceled
 	if got, want := e.Error(), "limits: timeout: body not complete within 100 ms (elapsed 120 ms): context canceled"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestErrorIs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		stage Stage
+		want  error
+	}{
+		{StageWire, ErrTooLarge}, {StageDecoded, ErrTooLarge}, {StageRunes, ErrTooLarge}, {StageLayers, ErrTooLarge},
+		{StageWindow, ErrTooLarge}, {StageRatio, ErrTooLarge}, {StageIntegrity, ErrMalformed},
+		{StageEncoding, ErrUnsupported}, {StageTimeout, ErrTimeout},
+	}
+	all := []error{ErrTooLarge, ErrMalformed, ErrUnsupported, ErrTimeout}
+	for _, tt := range tests {
+		var err error = &Error{Stage: tt.stage, Err: io.ErrUnexpectedEOF}
+		for _, s := range all {
+			if got := errors.Is(err, s); got != (s == tt.want) {
+				t.Errorf("errors.Is(%s error, %v) = %v, want %v", tt.stage, s, got, s == tt.want)
+			}
+		}
+		if !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("errors.Is(%s error, cause) = false, want true", tt.stage)
+		}
+	}
+}
+
+func TestErrorText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		e    *Error
+		want string
+	}{
+		{&Error{Stage: StageDecoded, Limit: 10, Observed: 11, Encoding: "gzip"}, "limits: decoded limit exceeded: observed 11 > limit 10 bytes (gzip)"},
+		{&Error{Stage: StageWire, Limit: 10, Observed: 99, Declared: true}, "limits: wire limit exceeded: declared 99 > limit 10 bytes"},
+		{&Error{Stage: StageEncoding, Encoding: "compress"}, `limits: encoding: unsupported content-coding "compress"`},
+		{&Error{Stage: StageIntegrity, Encoding: "zstd", Err: io.ErrUnexpectedEOF}, "limits: integrity: malformed body (zstd): unexpected EOF"},
+		{&Error{Stage: StageLayers, Limit: 2, Observed: 3, Declared: true}, "limits: layers limit exceeded: declared 3 > limit 2 codings"},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+// TestStageResponse pins the response stage: its name (part of the problem
+// documents and logs), its sentinel and its error text.
+func TestStageResponse(t *testing.T) {
+	t.Parallel()
+	if StageResponse != "response" {
+		t.Errorf("StageResponse = %q, want %q", StageResponse, "response")
+	}
+	var err error = &Error{Stage: StageResponse, Limit: 100, Observed: 101}
+	for _, s := range []error{ErrTooLarge, ErrMalformed, ErrUnsupported, ErrTimeout} {
+		if got := errors.Is(err, s); got != (s == ErrTooLarge) {
+			t.Errorf("errors.Is(response error, %v) = %v, want %v", s, got, s == ErrTooLarge)
+		}
+	}
+	for _, tt := range []struct {
+		e    *Error
+		want string
+	}{
+		{&Error{Stage: StageResponse, Limit: 100, Observed: 101}, "limits: response limit exceeded: observed 101 > limit 100 bytes"},
+		{&Error{Stage: StageResponse, Limit: 100, Observed: 5000, Declared: true}, "limits: response limit exceeded: declared 5000 > limit 100 bytes"},
+	} {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
 	}
 }
