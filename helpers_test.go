@@ -598,3 +598,12 @@ func readPanics(f func()) (panicked bool) {
 	f()
 	return false
 }
+
+func newGet(t *testing.T, url string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequestWithContext(context.Background(), "GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}

@@ -841,12 +841,3 @@ func TestWedgedConnectionNotHandedOn(t *testing.T) {
 		})
 	}
 }
-
-func newGet(t *testing.T, url string) *http.Request {
-	t.Helper()
-	req, err := http.NewRequestWithContext(context.Background(), "GET", url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return req
-}
