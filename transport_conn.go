@@ -111,7 +111,14 @@ func guardBody(ctx context.Context, body io.ReadCloser, w *connWatch) *connBody 
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.stop = context.AfterFunc(ctx, func() {
-		b.timer.Store(time.AfterFunc(abortGrace, b.abort))
+		if b.closing.Load() {
+			return // closed already: nothing to abort
+		}
+		t := time.AfterFunc(abortGrace, b.abort)
+		b.timer.Store(t)
+		if b.closing.Load() {
+			t.Stop() // Close came after the check and may have missed t
+		}
 	})
 	return b
 }
