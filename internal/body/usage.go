@@ -58,10 +58,3 @@ func (c *Usage) Get() (limits.Usage, bool) {
 		runtime.Gosched() // a write is in progress: a few stores
 	}
 }
-
-// unverify records that the body was not accepted after all (a JSON check
-// refused what the decoder verified), keeping the numbers.
-func (c *Usage) unverify() {
-	u, _ := c.Get()
-	c.Set(u, false)
-}
