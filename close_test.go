@@ -130,6 +130,17 @@ func readUntilError(body io.Reader, letter byte) (read, foreign int, err error) 
 	return read, foreign, errors.New("too many reads")
 }
 
+// readToError reads r into buf until a Read fails and returns that error,
+// or nil after 1<<20 Reads (every body here ends far sooner).
+func readToError(r io.Reader, buf []byte) error {
+	for range 1 << 20 {
+		if _, err := r.Read(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // letterWriter counts the bytes written to it that are not letter.
 type letterWriter struct {
 	letter     byte
@@ -326,11 +337,8 @@ func TestTransportCloseDuringBlockedRead(t *testing.T) {
 		buf := make([]byte, 512)
 		_, err := resp.Body.Read(buf)
 		close(first)
-		for range 100000 {
-			if err != nil {
-				break
-			}
-			_, err = resp.Body.Read(buf)
+		if err == nil {
+			err = readToError(resp.Body, buf)
 		}
 		done <- err
 	}()
@@ -603,13 +611,7 @@ func TestTransportInFlightCloseWhileReading(t *testing.T) {
 				t.Fatalf("first read: %v", err)
 			}
 			done := make(chan error, 1)
-			go func() {
-				var err error
-				for i := 0; i < 1<<20 && err == nil; i++ {
-					_, err = resp.Body.Read(buf)
-				}
-				done <- err
-			}()
+			go func() { done <- readToError(resp.Body, buf) }()
 			time.Sleep(50 * time.Millisecond) // let the reader block on the stalled connection
 			if f.InUse() == 0 {
 				t.Fatal("InUse() = 0 while a coded body is being read")
@@ -647,13 +649,7 @@ func TestMiddlewareInFlightCloseWhileReading(t *testing.T) {
 					return
 				}
 				done := make(chan error, 1)
-				go func() {
-					var err error
-					for i := 0; i < 1<<20 && err == nil; i++ {
-						_, err = r.Body.Read(buf)
-					}
-					done <- err
-				}()
+				go func() { done <- readToError(r.Body, buf) }()
 				time.Sleep(50 * time.Millisecond) // let the reader block on the stalled client
 				r.Body.Close()
 				select {
@@ -773,11 +769,8 @@ func TestStreamingCloseDuringBlockedRead(t *testing.T) {
 				buf := make([]byte, 512)
 				_, err := r.Body.Read(buf)
 				close(first)
-				for range 100000 {
-					if err != nil {
-						break
-					}
-					_, err = r.Body.Read(buf)
+				if err == nil {
+					err = readToError(r.Body, buf)
 				}
 				select {
 				case cerr := <-closed:
