@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/internal/inflight"
 	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -840,4 +841,114 @@ func TestWedgedConnectionNotHandedOn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lateSource is a body whose first Read waits until ctx is done (the
+// client's body timer fired and cancelled the request), then returns its
+// bytes and, after them, io.EOF: bytes that arrive just as the timer fires.
+type lateSource struct {
+	ctx  context.Context
+	data []byte
+}
+
+func (s *lateSource) Read(p []byte) (int, error) {
+	<-s.ctx.Done()
+	if len(s.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, s.data)
+	s.data = s.data[n:]
+	return n, nil
+}
+
+func (s *lateSource) Close() error { return nil }
+
+// TestTimerLabelsOnlyWhatItCut pins the trap of a body timer that claims
+// every failure after it fired: once Budget.Timeout's timer had cancelled
+// the request, any error of the body came back as stage timeout, so a body
+// that could never fit in InFlight (a verdict on its size, stage inflight)
+// read as a timeout, and the decoder's own timeout was wrapped in a second
+// one ("timeout: ...: timeout: ..."). The stage is the true cause: a
+// verdict on the bytes keeps its stage, a timeout appears once, and a wait
+// for room that the timer cut is stage inflight, a timeout by its cause
+// (as one cut by the request's deadline is).
+func TestTimerLabelsOnlyWhatItCut(t *testing.T) {
+	t.Parallel()
+	// base answers every request with src(ctx), ctx being the request's.
+	base := func(status int, src func(context.Context) io.ReadCloser) http.RoundTripper {
+		return rtFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: status, Header: http.Header{"Location": {"/next"}}, ContentLength: -1,
+				Body: src(r.Context()), Request: r}, nil
+		})
+	}
+	once := func(err error) {
+		t.Helper()
+		if n := strings.Count(err.Error(), "timeout"); n > 1 {
+			t.Errorf("%q names the timeout %d times, want once", err, n)
+		}
+	}
+
+	t.Run("never fits after the timer fired", func(t *testing.T) {
+		// A redirect's body is read on first Read: after the timer fired,
+		// with the decoder's own clock just started (and far from its end:
+		// the Read that reaches the verdict takes microseconds).
+		tr := &boundhttp.Transport{Budget: limits.Budget{Timeout: 200 * time.Millisecond}, InFlight: limits.NewInFlight(100),
+			Base: base(http.StatusFound, func(ctx context.Context) io.ReadCloser { return &lateSource{ctx, make([]byte, 1000)} })}
+		resp, err := tr.RoundTrip(newGet(t, "http://example.invalid/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		<-resp.Request.Context().Done() // the timer fired
+		_, err = resp.Body.Read(make([]byte, 10))
+		var le *limits.Error
+		if !errors.As(err, &le) || le.Stage != limits.StageInFlight || le.Observed <= le.Limit ||
+			errors.Is(err, limits.ErrTimeout) {
+			t.Fatalf("a body that never fits, read after the timer fired: %v, want stage inflight, never fits, no timeout", err)
+		}
+		once(err)
+	})
+
+	t.Run("decoder's own timeout after the timer fired", func(t *testing.T) {
+		const timeout = 20 * time.Millisecond
+		var reqCtx context.Context
+		tr := &boundhttp.Transport{Budget: limits.Budget{Timeout: timeout}, Streaming: true,
+			Base: base(http.StatusOK, func(ctx context.Context) io.ReadCloser {
+				reqCtx = ctx
+				return io.NopCloser(strings.NewReader(strings.Repeat("x", 1000)))
+			})}
+		resp, err := tr.RoundTrip(newGet(t, "http://example.invalid/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if _, err := resp.Body.Read(make([]byte, 10)); err != nil { // starts the decoder's clock
+			t.Fatal(err)
+		}
+		read := time.Now()
+		<-reqCtx.Done()                                  // the timer fired
+		time.Sleep(timeout - time.Since(read) + timeout) // and the decoder's clock passed too
+		_, err = resp.Body.Read(make([]byte, 10))
+		var le *limits.Error
+		if !errors.As(err, &le) || le.Stage != limits.StageTimeout || le.Err != nil {
+			t.Fatalf("read after both clocks passed: %v, want one stage timeout without a cause", err)
+		}
+		once(err)
+	})
+
+	t.Run("wait for room cut by the timer", func(t *testing.T) {
+		f := limits.NewInFlight(1 << 20)
+		h := inflight.NewHold(inflight.Of(f))
+		h.Grow(f.Cap())
+		defer h.Release()
+		tr := &boundhttp.Transport{Budget: limits.Budget{Timeout: 20 * time.Millisecond}, InFlight: f,
+			Base: base(http.StatusOK, func(context.Context) io.ReadCloser { return io.NopCloser(strings.NewReader("x")) })}
+		_, err := tr.RoundTrip(newGet(t, "http://example.invalid/"))
+		var le *limits.Error
+		if !errors.As(err, &le) || le.Stage != limits.StageInFlight || le.Observed > le.Limit ||
+			!errors.Is(err, limits.ErrBusy) || !errors.Is(err, limits.ErrTimeout) || !le.Timeout() {
+			t.Fatalf("a wait for room cut by the body timer: %v, want stage inflight, busy, a timeout by its cause", err)
+		}
+		once(err)
+	})
 }

@@ -213,8 +213,9 @@ type Transport struct {
 	// see [limits.InFlight] and [decoding.WithInFlight]). A body that finds
 	// no room waits until the request's context is done (or Budget.Timeout
 	// elapses), then fails with a [*limits.Error] of stage inflight that
-	// wraps the context's error; a body that could never fit fails at
-	// once. Close every Body, or its charge is never given back. A caller
+	// wraps the context's error (or the timeout, when Budget.Timeout ended
+	// the wait: Timeout reports true either way); a body that could never
+	// fit fails at once, stage inflight whatever the clocks say. Close every Body, or its charge is never given back. A caller
 	// that holds one body while it fetches another through the same
 	// InFlight should give that fetch a deadline (see [limits.InFlight]).
 	// Nil means none.

@@ -1,6 +1,8 @@
 package body
 
 import (
+	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -105,7 +107,7 @@ func (b *Body) outcome(err error) error {
 		b.stopDeadline()
 		return io.EOF
 	case b.cfg.Side == Client && b.expired.Load():
-		err = b.timeoutError(err)
+		err = b.cutByTimer(err)
 	}
 	b.usage.Set(u, false)
 	if b.cfg.Side == Server {
@@ -147,6 +149,34 @@ func (b *Body) stopDeadline() {
 		b.src.RC.SetReadDeadline(time.Time{})
 		b.armed = false
 	}
+}
+
+// cutByTimer returns the error of a client read that failed after the
+// body's timer fired, labelled by its true cause. A failure of the source
+// (the request the timer cancelled; a connection cut short) is the timer's
+// doing: a timeout. A verdict the decoder reached keeps its stage: a limit
+// of the budget, a body that could never fit in InFlight, the decoder's
+// own timeout (never wrapped in a second one). A wait for room in InFlight
+// that the timer ended stays stage inflight, as one ended by the request's
+// deadline does, its cause the timeout (so Timeout reports true).
+func (b *Body) cutByTimer(err error) error {
+	var le *limits.Error
+	if !errors.As(err, &le) || sourceCut(le) {
+		return b.timeoutError(err)
+	}
+	if le.Stage == limits.StageInFlight && errors.Is(le.Err, context.Canceled) {
+		e := *le
+		e.Err = b.timeoutError(nil)
+		return &e
+	}
+	return err
+}
+
+// sourceCut reports whether e is the decoder's report of a source that
+// ended before its declared length (what a cancelled connection may
+// look like), not a verdict on the bytes.
+func sourceCut(e *limits.Error) bool {
+	return e.Stage == limits.StageIntegrity && e.Encoding == "" && e.Err == io.ErrUnexpectedEOF
 }
 
 func (b *Body) timeoutError(cause error) error {
