@@ -212,3 +212,38 @@ func TestReadPanicDropsConnection(t *testing.T) {
 		}
 	}
 }
+
+// closePanicsBody is a base transport's body that reads like any other
+// and panics when closed: a panic that comes after the body was read
+// whole, in the step that hands the read chunks to the body.
+type closePanicsBody struct{ io.Reader }
+
+func (closePanicsBody) Close() error { panic("close broke") }
+
+// TestPanicAfterWholeReadGivesBackCharge (trap: a whole body's chunks
+// owned by no one between the read and the hand-over): RoundTrip reads a
+// whole body into chunks, checks its shape and closes the source before
+// the chunks belong to the body; a panic in that stretch (here the base
+// transport's Close, on the real path; a JSON check, a source's Close on
+// the server) dropped the chunks with their in-flight charge still
+// counted, so InUse never went back to 0. With and without a JSON check.
+func TestPanicAfterWholeReadGivesBackCharge(t *testing.T) {
+	t.Parallel()
+	doc := `{"a":"` + strings.Repeat("x", 100<<10) + `"}`
+	for _, json := range []bool{false, true} {
+		f := limits.NewInFlight(1 << 20)
+		tr := &boundhttp.Transport{InFlight: f, Base: rtFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+				ContentLength: int64(len(doc)), Body: closePanicsBody{strings.NewReader(doc)}, Request: r}, nil
+		})}
+		if json {
+			tr.JSON = &limits.JSON{}
+		}
+		if !readPanics(func() { tr.RoundTrip(newGet(t, "http://example.invalid/")) }) {
+			t.Fatalf("json %v: RoundTrip did not panic", json)
+		}
+		if got := f.InUse(); got != 0 {
+			t.Errorf("json %v: InUse() = %d after a panic past the whole read, want 0", json, got)
+		}
+	}
+}

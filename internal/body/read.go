@@ -51,13 +51,19 @@ func (b *Body) checkStream(p []byte, err error) error {
 // readAll reads a whole body into chunks, checks its shape and makes it
 // servable; the connection and the decoder are done with either way. Its
 // caller holds the guard.
+//
+// The chunks belong to the body from the moment the decoder hands them
+// over, before the shape check and the source's Close: whatever panics
+// after that (a check, a Close of someone else's body), the guard's
+// deferred leave releases them and their in-flight charge with the body.
 func (b *Body) readAll() error {
-	chunks, err := b.d.ReadAllChunks()
+	var err error
+	b.chunks, err = b.d.ReadAllChunks()
 	if err == nil {
 		err = io.EOF
 	}
 	if err == io.EOF && b.src.JSON && b.cfg.JSON != nil {
-		if cerr := checkChunks(chunks, *b.cfg.JSON); cerr != nil {
+		if cerr := checkChunks(b.chunks, *b.cfg.JSON); cerr != nil {
 			err = cerr
 		}
 	}
@@ -67,10 +73,10 @@ func (b *Body) readAll() error {
 	}
 	b.releaseDecoder()
 	if err != io.EOF {
-		chunks.Release()
+		b.chunks.Release()
 		return err
 	}
-	b.chunks, b.size, b.full = chunks, chunks.Size(), true
+	b.size, b.full = b.chunks.Size(), true
 	return nil
 }
 
