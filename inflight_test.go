@@ -846,3 +846,78 @@ func TestInFlightWaitCutByDeadlineIsTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestStackedTransportsShareOneCharge pins the trap of two layers on one
+// InFlight waiting on each other: a Transport whose Base is another
+// Transport on the same budget read the inner Transport's verified body
+// again, and waited for room that only the inner body's charge, which the
+// outer one held open, could free. A 600 KiB body under a 1 MiB budget hung
+// until the request's deadline. The outer layer takes the inner verified
+// body over, charging nothing twice, and applies only what its budget holds
+// stricter: a tighter MaxDecodedBytes, MaxWireBytes or MaxDecodedRunes, a
+// JSON check of its own, still rejects, and every charge ends.
+func TestStackedTransportsShareOneCharge(t *testing.T) {
+	t.Parallel()
+	data := []byte(`"` + strings.Repeat("x", 600<<10) + `"`)
+	gz := encode("gzip", data)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(gz)
+	}))
+	defer s.Close()
+	f := limits.NewInFlight(1 << 20)
+	inner := &boundhttp.Transport{InFlight: f}
+	defer inner.CloseIdleConnections()
+	n, wire := int64(len(data)), int64(len(gz))
+	for _, c := range []struct {
+		name  string
+		outer *boundhttp.Transport
+		stage limits.Stage // "" when the body is accepted
+	}{
+		{"same budget", &boundhttp.Transport{}, ""},
+		{"streaming outer", &boundhttp.Transport{Streaming: true}, ""},
+		{"decoded limit", &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: n}}, ""},
+		{"decoded limit-1", &boundhttp.Transport{Budget: limits.Budget{MaxDecodedBytes: n - 1}}, limits.StageDecoded},
+		{"wire limit", &boundhttp.Transport{Budget: limits.Budget{MaxWireBytes: wire}}, ""},
+		{"wire limit-1", &boundhttp.Transport{Budget: limits.Budget{MaxWireBytes: wire - 1}}, limits.StageWire},
+		{"characters limit", &boundhttp.Transport{Budget: limits.Budget{MaxDecodedRunes: n}}, ""},
+		{"characters limit-1", &boundhttp.Transport{Budget: limits.Budget{MaxDecodedRunes: n - 1}}, limits.StageRunes},
+		{"ratio", &boundhttp.Transport{Budget: limits.Budget{MaxRatio: 10}}, limits.StageRatio},
+		{"json", &boundhttp.Transport{JSON: &limits.JSON{MaxStringLen: 1 << 10}}, limits.StageJSON},
+	} {
+		outer := c.outer
+		outer.Base, outer.InFlight = inner, f // set before first use
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, "GET", s.URL, nil)
+		start := time.Now()
+		resp, err := outer.RoundTrip(req)
+		if c.stage != "" {
+			var le *limits.Error
+			if !errors.As(err, &le) || le.Stage != c.stage {
+				t.Errorf("%s: %v, want stage %s", c.name, err, c.stage)
+			}
+			if err == nil {
+				resp.Body.Close()
+			}
+		} else if err != nil {
+			t.Errorf("%s: %v after %v, want the body", c.name, err, time.Since(start))
+		} else {
+			got, err := io.ReadAll(resp.Body)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Errorf("%s: read %d bytes, %v; want %d bytes", c.name, len(got), err, len(data))
+			}
+			if u, done := boundhttp.UsageOf(resp); !done || u.DecodedBytes != n {
+				t.Errorf("%s: UsageOf = %v, %v; want %d decoded bytes, verified", c.name, u, done, n)
+			}
+			if used := f.InUse(); used > 2*n {
+				t.Errorf("%s: InUse() = %d while the body is held, want one charge (at most %d)", c.name, used, 2*n)
+			}
+			resp.Body.Close()
+		}
+		cancel()
+		if used := f.InUse(); used != 0 {
+			t.Errorf("%s: InUse() = %d after the body ended, want 0", c.name, used)
+		}
+	}
+}

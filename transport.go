@@ -156,7 +156,13 @@ type Transport struct {
 	// through [httptrace.ClientTrace.GotConn]: a Base that sends the
 	// request with another context is not ended by them before the
 	// response headers, and a connection it does not report cannot be
-	// closed when it wedges.
+	// closed when it wedges. A Base that is itself a Transport on the same
+	// InFlight (or both on none) hands on whole bodies it verified: those
+	// are taken over, not read or charged again, and only what this
+	// Transport holds stricter applies (MaxWireBytes to the wire bytes the
+	// Base counted, MaxDecodedBytes, MaxDecodedRunes, the overall MaxRatio,
+	// JSON, AllowCloseDelimited); the Base's codings, windows and timeout
+	// were the Base's to judge.
 	Base http.RoundTripper
 
 	// HeaderTimeout caps the time from RoundTrip to the response headers:
@@ -281,6 +287,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel()
 		rb.Usage().Set(limits.Usage{}, true)
 		return withoutBody(resp), nil
+	}
+	if ok, err := t.adopt(cfg, b, resp, rb, cancel); ok {
+		if err != nil {
+			return nil, err
+		}
+		return resp, nil
 	}
 	resp.Body = guardBody(ctx, resp.Body, conn)
 	src := body.Source{Budget: b, Mode: t.mode(req, resp), Ctx: ctx, InFlightWait: -1, Cancel: cancel}
