@@ -140,6 +140,12 @@ type Body struct {
 	aborted atomic.Bool // the source was closed
 	started bool        // server: the first Read came
 	armed   bool        // server: a read deadline is set
+	// dl orders the connection's read deadline against the body's end of
+	// life: a deadline is set or cleared under dl only while the body is
+	// not closed, and Finish and Close pass through dl after closing, so
+	// once they returned no Read still in progress touches the connection
+	// (see [Body.Finish]).
+	dl sync.Mutex
 }
 
 // Usage returns the body's usage record.
@@ -322,6 +328,7 @@ func (b *Body) Close() error {
 	if !first {
 		return nil
 	}
+	b.fence()
 	err := b.abort()
 	if release {
 		b.release()
@@ -335,11 +342,31 @@ func (b *Body) Close() error {
 // Finish ends the body's life without closing its source: a server calls
 // it when the handler has returned (closing a request body with unread
 // bytes would make net/http read them). Everything the body holds goes
-// back, now or when a Read still in progress returns.
+// back, now or when a Read still in progress returns. Once Finish returned,
+// the body never sets or clears the connection's read deadline again, even
+// from a Read that outlives the handler (one behind http.TimeoutHandler):
+// net/http then owns it, for the next request's headers.
 func (b *Body) Finish() {
-	if _, release := b.g.close(); release {
+	_, release := b.g.close()
+	b.fence()
+	if release {
 		b.release()
 	}
+}
+
+// fence waits for a change of the connection's read deadline in progress;
+// the body is closed, so no later one starts.
+func (b *Body) fence() {
+	b.dl.Lock()
+	defer b.dl.Unlock()
+}
+
+// setReadDeadline sets the connection's read deadline (zero: none) unless
+// the body is closed, and reports whether it did.
+func (b *Body) setReadDeadline(t time.Time) bool {
+	b.dl.Lock()
+	defer b.dl.Unlock()
+	return !b.g.closed() && b.src.RC.SetReadDeadline(t) == nil
 }
 
 // closedErr is what a Read returns when the guard refuses it.

@@ -6,7 +6,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -367,5 +370,61 @@ func TestGuardProtocol(t *testing.T) {
 				t.Errorf("got %q\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// deadlineWriter is a ResponseWriter that records the read deadlines set
+// on its connection.
+type deadlineWriter struct {
+	http.ResponseWriter
+	mu  sync.Mutex
+	set []time.Time
+}
+
+func (w *deadlineWriter) SetReadDeadline(t time.Time) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.set = append(w.set, t)
+	return nil
+}
+
+func (w *deadlineWriter) calls() []time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Time(nil), w.set...)
+}
+
+// TestLateEndLeavesConnDeadlineAlone pins the trap of a Read that outlives
+// its handler (a handler behind http.TimeoutHandler whose goroutine still
+// reads): reaching the verified end after Finish cleared the connection's
+// read deadline, by then net/http's own deadline for the next request's
+// headers, which a slow client could then hold open unbounded. Once the
+// handler's end (Finish) returned, the body never touches the connection's
+// deadline again.
+func TestLateEndLeavesConnDeadlineAlone(t *testing.T) {
+	src := newSource(nil, true) // the end, once the gate opens
+	w := &deadlineWriter{ResponseWriter: httptest.NewRecorder()}
+	b := new(Body)
+	budget := limits.Budget{Timeout: time.Hour}.WithDefaults()
+	if err := b.Open(config(t, Server, nil), Source{Body: src, Closer: src, Mode: Stream, Budget: budget,
+		Ctx: context.Background(), RC: http.NewResponseController(w), ArmedAt: true}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Read(make([]byte, 64))
+		done <- err
+	}()
+	<-src.inRead
+	if got := w.calls(); len(got) != 1 || got[0].IsZero() {
+		t.Fatalf("deadlines set by the first Read: %v, want one, an hour away", got)
+	}
+	b.Finish()      // the handler returned
+	close(src.gate) // the late Read reaches the end
+	if err := <-done; err != io.EOF {
+		t.Fatalf("late Read: %v, want io.EOF", err)
+	}
+	if got := w.calls(); len(got) != 1 {
+		t.Errorf("deadlines set: %v; the late end after Finish touched the connection's deadline", got)
 	}
 }

@@ -137,7 +137,7 @@ func (b *Body) firstRead() {
 	}
 	b.started = true
 	if t := b.src.Budget.Timeout; t > 0 && b.src.RC != nil {
-		b.armed = b.src.RC.SetReadDeadline(time.Now().Add(t)) == nil
+		b.armed = b.setReadDeadline(time.Now().Add(t))
 	}
 }
 
@@ -152,7 +152,7 @@ func (b *Body) stopDeadline() {
 		b.timer.Stop()
 	}
 	if b.armed {
-		b.src.RC.SetReadDeadline(time.Time{})
+		b.setReadDeadline(time.Time{})
 		b.armed = false
 	}
 }
