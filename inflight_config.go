@@ -16,11 +16,15 @@ var errTwoInFlights = errors.New("decoding.WithInFlight names another in-flight 
 // its InFlight field. The in-flight budget may be given either way, and
 // either way the body behaves the same (it waits for room as the side
 // documents, and its charge ends with the body); both ways at once must
-// name the same budget.
-func inflightOptions(opts []decoding.Option, f *limits.InFlight) (decoder.Config, error) {
+// name the same budget. Given neither way, the body is charged to def, the
+// side's process-wide default.
+func inflightOptions(opts []decoding.Option, f, def *limits.InFlight) (decoder.Config, error) {
 	cfg, err := decoder.NewConfig(opts)
 	if err != nil {
 		return cfg, err
+	}
+	if f == nil && !cfg.Charges() {
+		f = def
 	}
 	if f != nil {
 		if cfg.Charges() && !cfg.SameBudget(f) {

@@ -27,18 +27,34 @@ import (
 // Budget.Timeout bounds the time to read the body from the moment the
 // middleware starts reading it (in streaming mode, from the handler's
 // first Read), through [http.ResponseController] read deadlines; the
-// deadline is cleared once the body verified, and kept after a rejection
-// so that net/http's read of the rest ends by it too. Where the
-// ResponseWriter does not support read deadlines (http.ErrNotSupported), the
-// timeout is still checked between reads, but a read that never returns is
-// ended only by the server's own ReadTimeout: set one.
+// deadline is cleared once the body verified, and replaced by the drain's
+// after a rejection. Where the ResponseWriter does not support read
+// deadlines (http.ErrNotSupported: a wrapper without Unwrap), the timeout
+// is still checked between reads, but a read that never returns is ended
+// only by the server's own ReadTimeout: set one.
 //
-// The rest of a rejected body is not read or drained. On HTTP/1 a rejection
-// closes the connection the way [http.MaxBytesReader] makes net/http close
-// it (Connection: close, then a half-close and a short wait), so that the
-// answer reaches the client, or a proxy in front, before the unread bytes
-// make the kernel reset the connection; on HTTP/2 only the stream is
-// refused. A body the server's own reader fails on is answered too: a
+// The server's own timeouts cover what the middleware cannot see. It runs
+// once a request's headers are in: set [http.Server.ReadHeaderTimeout], or
+// clients that send headers slowly hold connections as long as they like.
+// [http.Server.ReadTimeout] ends a body read no read deadline reaches
+// (behind a writer without Unwrap, and the drain of a rejected body there):
+// set it above Budget.Timeout plus the drain's 5 s. IdleTimeout bounds
+// keep-alive connections between requests. WriteTimeout is not relied on,
+// and would end long-lived event streams (an MCP session's GET).
+//
+// On HTTP/1 a rejection closes the connection (Connection: close), and the
+// unread rest of the body is drained after the answer, at most 64 MiB for
+// at most 5 s and until no byte came for 1 s, as nginx's lingering close
+// does, so that the answer reaches the client, or a proxy in front, before
+// unread bytes make the kernel reset the connection. This holds whatever
+// wraps the Middleware's writer (a status recorder without Unwrap,
+// [http.TimeoutHandler]); a client that sends more than the drain takes is
+// disconnected, after the half-close and short wait of
+// [http.MaxBytesReader] where net/http's writer is reachable by Unwrap. A
+// request that expects "100 Continue" is not drained, nor, where a read
+// deadline ends it, a body rejected for its Timeout. On HTTP/2 only the
+// stream is refused. A body the server's own reader fails on is answered
+// too: a
 // malformed chunk size or an HTTP/2 content-length its DATA disagrees with
 // 400 (stage integrity), the limit of an outer [http.MaxBytesHandler] 413
 // (stage wire); only a client that is gone gets no answer. In streaming mode
@@ -160,7 +176,7 @@ type MiddlewareConfig struct {
 	// without a request-body budget, use [ResponseCap].
 	MaxResponseBytes int64
 
-	// InFlight, if set, is the process-wide budget every request body is
+	// InFlight is the process-wide budget every request body is
 	// charged to, with the Transports and Readers that share it: decoder
 	// state before it is allocated, and in whole-body mode the buffered
 	// body, held until the handler returns or takes it with [ReadBody]
@@ -172,7 +188,9 @@ type MiddlewareConfig struct {
 	// 16 KiB measured: read and write buffers, request and connection
 	// structures, the goroutine's stack), and what a handler does with the
 	// body. Set Budget.Timeout too: a stalled body holds its share until it
-	// ends. Nil means none.
+	// ends. Nil means [DefaultServerInFlight], one budget of
+	// [DefaultInFlightBytes] shared by every Middleware that sets none
+	// (and names none in DecodeOptions).
 	InFlight *limits.InFlight
 
 	// InFlightWait is how long a body waits for room in InFlight before it
@@ -197,7 +215,7 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 		return nil, errors.New("boundhttp: MiddlewareConfig.InFlightWait is negative (" + c.InFlightWait.String() + ")")
 	}
 	// An invalid option would fail every request: fail here instead.
-	dc, err := inflightOptions(c.DecodeOptions, c.InFlight)
+	dc, err := inflightOptions(c.DecodeOptions, c.InFlight, defaultServerInFlight)
 	if err != nil {
 		return nil, fmt.Errorf("boundhttp: MiddlewareConfig.DecodeOptions: %w", err)
 	}
@@ -343,10 +361,11 @@ func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Er
 		w.Header().Set("Accept-Encoding", m.acceptEncoding)
 	}
 	inflightHeaders(w, e)
-	// The rest of the body is not read: end the exchange rather than drain
-	// an unbounded remainder, so that the answer still arrives.
+	// The rest of the body is drained within a bound after the answer, and
+	// the connection closes, so that the answer arrives whatever wraps w.
 	closeAfterRejection(w, r)
 	m.cfg.Reject(w, r, e)
+	drainAfterRejection(w, r, e.Stage == limits.StageTimeout)
 }
 
 // logger returns the Logger, or slog.Default for the records that are

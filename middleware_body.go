@@ -85,6 +85,7 @@ func (x *exchange) admit() *limits.Error {
 func (x *exchange) whole(next http.Handler) {
 	if x.body.ReadAll() != nil {
 		if e := x.body.Breach(); e != nil {
+			x.body.Finish() // its in-flight share is not held while the rest is drained
 			x.m.reject(x.w, x.r, e)
 		} // else the client is gone: no one to answer
 		return
@@ -123,6 +124,7 @@ func (x *exchange) stream(next http.Handler) {
 	case e == nil:
 	case tw.wrote: // the handler answered: let its answer arrive too
 		closeAfterRejection(x.w, x.r)
+		drainAfterRejection(x.w, x.r, e.Stage == limits.StageTimeout)
 	default:
 		// The handler's answer never started: the framing it meant for
 		// it must not frame the rejection.

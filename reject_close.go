@@ -1,28 +1,56 @@
 package boundhttp
 
 import (
+	"io"
 	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // maxUnwrap bounds the walk down a chain of wrapped ResponseWriters.
 const maxUnwrap = 16
 
-// closeAfterRejection makes a rejected exchange end so that the answer
-// reaches the client although body bytes may still be unread.
+// After a rejection on HTTP/1, the unread rest of the body is drained
+// (read and discarded) for at most drainMaxBytes and drainMaxTime, and
+// until no byte came for drainIdle, as nginx's lingering close does
+// (lingering_time, lingering_timeout), so that the answer reaches the
+// client, or a proxy in front, whatever wraps the Middleware's writer. An
+// attacker who sends 1 GiB is read for at most these bounds and then
+// disconnected; one who stalls is let go after drainIdle.
+const (
+	drainMaxBytes = 64 << 20
+	drainMaxTime  = 5 * time.Second
+	drainIdle     = time.Second
+)
+
+// endRejectedExchange makes a rejected exchange end so that the answer
+// reaches the client although body bytes may still be unread: it is
+// called before the answer is written (closeAfterRejection) and after it
+// (drainAfterRejection).
 //
-// On HTTP/1 the connection must close (the unread remainder is not drained),
-// and it must close the way [http.MaxBytesReader] makes net/http close it:
-// the server flushes the answer, half-closes and lingers before the full
-// close (closeWriteAndWait). A plain close with unread bytes makes the kernel
-// answer the peer's next segment with a reset that destroys the answer in
-// flight: nginx then reports 502 and a client still writing sees a broken
-// pipe. net/http lingers only when its unexported requestTooLarge was called
-// on the response, and the one way to call it is a MaxBytesReader whose limit
-// is hit: so a zero-byte MaxBytesReader over a source that always has one
-// byte is read once for the writer and for every writer it wraps (via
-// Unwrap, as [http.ResponseController] does). The request body itself is not
-// read, so no "100 Continue" is sent for a body refused on its declared
-// size.
+// On HTTP/1 the connection closes after the answer. A close with unread
+// body bytes on the socket makes the kernel answer the peer's next segment
+// with a reset that destroys the answer in flight: nginx then reports 502
+// and a client still writing sees a broken pipe. net/http avoids it
+// (closeWriteAndWait) only when a request is marked "too large" on its own
+// writer, which a writer wrapping it without Unwrap (a logging status
+// recorder, [http.TimeoutHandler]) hides, and never for a request that
+// asked for Connection: close, as nginx's default proxy_pass does. So two
+// things are done:
+//
+//   - closeAfterRejection sets Connection: close and, through every writer
+//     it can reach by Unwrap (as [http.ResponseController] does), marks the
+//     exchange too large, so that net/http half-closes and lingers before
+//     the full close: a zero-byte [http.MaxBytesReader] over a source that
+//     always has one byte is read once for each writer;
+//   - drainAfterRejection then flushes the answer where the writer allows
+//     it and reads and discards the rest of the body within drainMaxBytes
+//     and drainMaxTime. This holds whatever wraps the writer: a body that
+//     ends within the bounds leaves nothing unread, and the close is clean.
+//     A request that expects "100 Continue" is not drained (the client has
+//     not sent the body, and reading would ask for it).
 //
 // On HTTP/2 and later, Connection: close would make the server send GOAWAY
 // and fail every stream multiplexed on the connection: nothing is done, and
@@ -43,6 +71,102 @@ func closeAfterRejection(w http.ResponseWriter, r *http.Request) {
 		w = u.Unwrap()
 	}
 }
+
+// drainAfterRejection flushes the answer written to w where it can, and
+// reads and discards what is left of r's body within drainMaxBytes,
+// drainMaxTime and drainIdle; see closeAfterRejection. The time bounds hold
+// whatever the client does: the drain runs apart from the handler, which
+// waits for it only while bytes keep coming. A read that never returns
+// outlives the handler until the client sends or leaves, or the server's
+// ReadTimeout ends it; the answer is sent meanwhile, because net/http
+// writes the answer of a Connection: close exchange without touching the
+// body. A body rejected for its Timeout (timedOut) is drained only where no
+// read deadline can be set.
+func drainAfterRejection(w http.ResponseWriter, r *http.Request, timedOut bool) {
+	if r.ProtoMajor >= 2 || r.Body == nil || r.Body == http.NoBody || expectsContinue(r) {
+		return
+	}
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	if timedOut && rc.SetReadDeadline(time.Now()) == nil {
+		// A body that ran out of time is not waited for again where a read
+		// deadline ends the exchange; net/http's own writer is reachable
+		// then, and closeAfterRejection's linger holds.
+		return
+	}
+	start := time.Now()
+	// Where the writer allows a read deadline, it ends a read that waits
+	// longer than drainIdle, and moves on with every read that brings bytes.
+	deadline := rc.SetReadDeadline(start.Add(drainIdle)) == nil
+	var last atomic.Int64 // when bytes last came, in Unix nanoseconds
+	last.Store(start.UnixNano())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		discard(r.Body, start, func(now time.Time) {
+			last.Store(now.UnixNano())
+			if deadline {
+				rc.SetReadDeadline(now.Add(min(drainIdle, drainMaxTime-now.Sub(start))))
+			}
+		})
+	}()
+	if deadline {
+		// Every read ends by the deadline: wait for the drain, then end
+		// net/http's own look for the body's end too.
+		<-done
+		rc.SetReadDeadline(time.Now())
+		return
+	}
+	// No read deadline reaches the connection: wait only while bytes come.
+	// A read that never returns is left to the server's ReadTimeout.
+	t := time.NewTimer(drainIdle)
+	defer t.Stop()
+	for { // ends: drainMaxTime bounds it, and every round waits
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		idle := time.Since(time.Unix(0, last.Load()))
+		if idle >= drainIdle || time.Since(start) >= drainMaxTime {
+			return
+		}
+		t.Reset(drainIdle - idle)
+	}
+}
+
+// discard reads body until it ends, fails, or drainMaxBytes or
+// drainMaxTime since start are spent, calling got after each read that
+// brought bytes.
+func discard(body io.Reader, start time.Time, got func(time.Time)) {
+	buf := drainBufs.Get().(*[drainBufSize]byte)
+	defer drainBufs.Put(buf)
+	for n := int64(0); n < drainMaxBytes && time.Since(start) < drainMaxTime; {
+		k, err := body.Read(buf[:min(drainBufSize, drainMaxBytes-n)])
+		n += int64(k)
+		if k > 0 {
+			got(time.Now())
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// expectsContinue reports whether r asked for "100 Continue" before its
+// body.
+func expectsContinue(r *http.Request) bool {
+	for _, v := range r.Header.Values("Expect") {
+		if strings.EqualFold(strings.TrimSpace(v), "100-continue") {
+			return true
+		}
+	}
+	return false
+}
+
+const drainBufSize = 32 << 10
+
+var drainBufs = sync.Pool{New: func() any { return new([drainBufSize]byte) }}
 
 // oneByte is a source that always has one more byte.
 type oneByte struct{}

@@ -211,7 +211,7 @@ type Transport struct {
 	// the check runs as the body is read. Nil means no shape check.
 	JSON *limits.JSON
 
-	// InFlight, if set, is the process-wide budget every response body is
+	// InFlight is the process-wide budget every response body is
 	// charged to, with the Middlewares and Readers that share it: decoder
 	// state before it is allocated, and in whole-body mode the body, held
 	// from its first byte until the caller closes the returned Body or
@@ -224,7 +224,9 @@ type Transport struct {
 	// fit fails at once, stage inflight whatever the clocks say. Close every Body, or its charge is never given back. A caller
 	// that holds one body while it fetches another through the same
 	// InFlight should give that fetch a deadline (see [limits.InFlight]).
-	// Nil means none.
+	// Nil means [DefaultClientInFlight], one budget of [DefaultInFlightBytes]
+	// shared by every Transport that sets none (and names none in
+	// DecodeOptions).
 	InFlight *limits.InFlight
 
 	once sync.Once
@@ -383,7 +385,7 @@ func (t *Transport) config() (*body.Config, error) {
 			j := *t.JSON
 			t.cfg.JSON = &j
 		}
-		t.cfg.Decoder, t.cfgErr = inflightOptions(t.DecodeOptions, t.InFlight)
+		t.cfg.Decoder, t.cfgErr = inflightOptions(t.DecodeOptions, t.InFlight, defaultClientInFlight)
 		if t.cfgErr != nil {
 			t.cfgErr = fmt.Errorf("boundhttp: Transport.DecodeOptions: %w", t.cfgErr)
 		}

@@ -7,8 +7,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,42 +36,55 @@ var brotliStall = append([]byte{0xCF, 0xFF, 0xFF, 0xFF}, "xxxxxxxx"...)
 // inflight shows what per-body limits cannot bound: 32 connections that
 // each send 12 bytes of brotli and stall cost a naive server hundreds of
 // MiB, whatever its body limit; a Middleware with an InFlight budget stays
-// within it and answers the rest 503. It returns the heap growth of both.
-func inflight(w io.Writer) (naive, bounded int64, err error) {
+// within it and answers the rest 503, and so does one with the defaults,
+// within DefaultServerInFlight. It returns the heap growth of the three.
+func inflight(w io.Writer) (naive, bounded, defaulted int64, err error) {
 	fmt.Fprintf(w, "\nbrotli stall: %d connections each send %d bytes of a brotli stream declaring a 16 MiB window, then stall for %v\n",
 		stalls, len(brotliStall), stallFor)
 	naiveH := http.MaxBytesHandler(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, brotli.NewReader(r.Body))
 	}), budget.MaxWireBytes)
-	naive, _, err = stallAgainst(naiveH)
+	naive, naiveRSS, _, err := stallAgainst(naiveH)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	fmt.Fprintf(w, "  naive server, http.MaxBytesHandler(%d) + brotli.NewReader: heap grew by %d MiB\n", budget.MaxWireBytes, naive>>20)
+	fmt.Fprintf(w, "  naive server, http.MaxBytesHandler(%d) + brotli.NewReader: heap grew by %d MiB (allocated), resident memory by %s\n",
+		budget.MaxWireBytes, naive>>20, mib(naiveRSS))
 
 	f := limits.NewInFlight(inflightCap)
 	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Budget: budget, InFlight: f})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	bounded, busy, err := stallAgainst(mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
+	bounded, boundedRSS, busy, err := stallAgainst(mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	fmt.Fprintf(w, "  boundhttp.Middleware, InFlight %d MiB: heap grew by %d MiB, Peak() %d MiB, %d of %d answered 503 with Retry-After at once\n",
-		inflightCap>>20, bounded>>20, f.Peak()>>20, busy, stalls)
-	return naive, bounded, nil
+	fmt.Fprintf(w, "  boundhttp.Middleware, InFlight %d MiB: heap grew by %d MiB (allocated), resident memory by %s, Peak() %d MiB, %d of %d answered 503 with Retry-After at once\n",
+		inflightCap>>20, bounded>>20, mib(boundedRSS), f.Peak()>>20, busy, stalls)
+	defaulted, defaultedRSS, busy, err := stallAgainst(boundhttp.Middleware(budget)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	fmt.Fprintf(w, "  boundhttp.Middleware with no InFlight set (DefaultServerInFlight, %d MiB): heap grew by %d MiB (allocated), resident memory by %s, %d of %d answered 503\n",
+		boundhttp.DefaultInFlightBytes>>20, defaulted>>20, mib(defaultedRSS), busy, stalls)
+	fmt.Fprintf(w, "  (allocated counts the decoders' ring buffers whole; the pages a stalled stream never writes are not resident yet, and a stream that goes on fills them)\n")
+	return naive, bounded, defaulted, nil
 }
 
 // stallAgainst serves h, makes the stalled connections, and returns the
-// peak heap growth (sampled every millisecond) and how many were answered
-// 503 while they stalled.
-func stallAgainst(h http.Handler) (growth int64, busy int, err error) {
-	s := httptest.NewServer(h)
+// peak heap growth and the peak growth of resident memory (sampled every
+// millisecond; -1 where the system does not say), and how many were
+// answered 503 while they stalled.
+func stallAgainst(h http.Handler) (growth, rssGrowth int64, busy int, err error) {
+	s := httptest.NewUnstartedServer(h)
+	s.Config.ReadHeaderTimeout = 10 * time.Second
+	s.Start()
 	defer s.Close()
 	runtime.GC()
 	base := heapObjects()
-	var peak atomic.Int64
+	baseRSS, rssOK := resident()
+	var peak, peakRSS atomic.Int64
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
@@ -78,6 +94,9 @@ func stallAgainst(h http.Handler) (growth int64, busy int, err error) {
 		for {
 			if g := int64(heapObjects()) - int64(base); g > peak.Load() {
 				peak.Store(g)
+			}
+			if r, ok := resident(); ok && r-baseRSS > peakRSS.Load() {
+				peakRSS.Store(r - baseRSS)
 			}
 			select {
 			case <-stop:
@@ -115,7 +134,37 @@ func stallAgainst(h http.Handler) (growth int64, busy int, err error) {
 	wg.Wait()
 	close(stop)
 	<-sampled
-	return peak.Load(), busy, err
+	rssGrowth = peakRSS.Load()
+	if !rssOK {
+		rssGrowth = -1
+	}
+	return peak.Load(), rssGrowth, busy, err
+}
+
+// resident reports the process's resident memory in bytes (Linux, from
+// /proc/self/statm), or false where the system does not say.
+func resident() (int64, bool) {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return pages * int64(os.Getpagesize()), true
+}
+
+// mib formats n bytes in MiB, or "n/a" for a negative n.
+func mib(n int64) string {
+	if n < 0 {
+		return "n/a"
+	}
+	return strconv.FormatInt(n>>20, 10) + " MiB"
 }
 
 func heapObjects() uint64 {

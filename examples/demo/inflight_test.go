@@ -3,15 +3,18 @@ package main
 import (
 	"bytes"
 	"testing"
+
+	"github.com/boundhttp/boundhttp"
 )
 
 // TestInFlightDemo: the stalled brotli connections cost the naive server
 // hundreds of MiB and the budgeted one no more than its cap plus net/http's
 // per-connection memory (64 KiB each, generously). Sabotage: without
-// InFlight in the bounded server's config its growth matches the naive one.
+// InFlight in the bounded server's config its growth matches the naive one;
+// without the default in-flight budget, so does the default server's.
 func TestInFlightDemo(t *testing.T) {
 	var out bytes.Buffer
-	naive, bounded, err := inflight(&out)
+	naive, bounded, defaulted, err := inflight(&out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,5 +24,8 @@ func TestInFlightDemo(t *testing.T) {
 	}
 	if limit := int64(inflightCap + stalls*64<<10); bounded > limit {
 		t.Errorf("budgeted server grew by %d bytes, want at most %d", bounded, limit)
+	}
+	if limit := int64(boundhttp.DefaultInFlightBytes + stalls*64<<10); defaulted > limit {
+		t.Errorf("server with the defaults grew by %d bytes, want at most %d (DefaultServerInFlight)", defaulted, limit)
 	}
 }

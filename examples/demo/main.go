@@ -83,7 +83,7 @@ func run(w io.Writer) error {
 	if err := normal(w, client); err != nil {
 		return err
 	}
-	_, _, err = inflight(w)
+	_, _, _, err = inflight(w)
 	return err
 }
 

@@ -246,7 +246,15 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := httptest.NewServer(h)
+	srv := httptest.NewUnstartedServer(h)
+	// As a careful operator configures a server: the Middleware bounds
+	// bodies; the headers before them, a read no deadline reaches, and idle
+	// connections are the server's to bound. No WriteTimeout: it would end
+	// the session's long-lived event stream.
+	srv.Config.ReadHeaderTimeout = 10 * time.Second
+	srv.Config.ReadTimeout = time.Minute
+	srv.Config.IdleTimeout = 2 * time.Minute
+	srv.Start()
 	defer srv.Close()
 
 	spill, err := os.MkdirTemp("", "mcp-example-")

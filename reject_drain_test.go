@@ -1,0 +1,153 @@
+package boundhttp_test
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// countingListener counts the bytes the server reads from its connections
+// and records when the last connection closed.
+type countingListener struct {
+	net.Listener
+	read   atomic.Int64
+	closed chan time.Time
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Conn: c, l: l}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	l    *countingListener
+	done atomic.Bool
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.l.read.Add(int64(n))
+	return n, err
+}
+
+func (c *countingConn) Close() error {
+	if !c.done.Swap(true) {
+		c.l.closed <- time.Now()
+	}
+	return c.Conn.Close()
+}
+
+// TestRejectionDrainCostBoundedForGigabyteSender pins what the drain after
+// a rejection costs: a client that declares and sends 1 GiB to a 512 KiB
+// route, behind a recorder without Unwrap, is read for at most 64 MiB and
+// held at most about 5 s, then disconnected; it never gets the server to
+// read the whole gigabyte.
+func TestRejectionDrainCostBoundedForGigabyteSender(t *testing.T) {
+	t.Parallel()
+	mw := boundhttp.Middleware(limits.Budget{MaxWireBytes: 512 << 10, MaxDecodedBytes: 512 << 10})
+	s := httptest.NewUnstartedServer(recorded(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("handler called for a rejected body")
+	}))))
+	cl := &countingListener{Listener: s.Listener, closed: make(chan time.Time, 1)}
+	s.Listener = cl
+	s.Start()
+	defer s.Close()
+
+	c, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const total = 1 << 30
+	start := time.Now()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", total)
+	go io.Copy(io.Discard, c)
+	chunk := make([]byte, 64<<10)
+	sent := 0
+	for sent < total { // bounded: 16384 writes at most
+		c.SetWriteDeadline(time.Now().Add(30 * time.Second))
+		n, err := c.Write(chunk)
+		sent += n
+		if err != nil {
+			break
+		}
+	}
+	var held time.Duration
+	select {
+	case at := <-cl.closed:
+		held = at.Sub(start)
+	case <-time.After(time.Minute):
+		t.Fatal("the server never closed the connection")
+	}
+	read := cl.read.Load()
+	t.Logf("1 GiB sender: server read %d MiB, held the connection %v, client sent %d MiB", read>>20, held.Round(time.Millisecond), sent>>20)
+	if max := int64(64<<20 + 1<<20); read > max {
+		t.Errorf("server read %d bytes of a rejected 1 GiB body, want at most %d (the drain bound and headers)", read, max)
+	}
+	if held > 20*time.Second {
+		t.Errorf("server held the connection %v, want about the drain's 5 s at most", held)
+	}
+}
+
+// TestRejectionDrainEndsSlowSender pins the drain's time bound: a client
+// that trickles a rejected body forever, behind a recorder without Unwrap
+// (no read deadline can be set), is disconnected about 5 s after the
+// rejection, not held as long as it keeps sending.
+func TestRejectionDrainEndsSlowSender(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes the drain's 5 s")
+	}
+	t.Parallel()
+	mw := boundhttp.Middleware(limits.Budget{MaxWireBytes: 512 << 10, MaxDecodedBytes: 512 << 10})
+	s := httptest.NewUnstartedServer(recorded(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))))
+	cl := &countingListener{Listener: s.Listener, closed: make(chan time.Time, 1)}
+	s.Listener = cl
+	s.Start()
+	defer s.Close()
+	c, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", 1<<30)
+	go io.Copy(io.Discard, c)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for range 3000 { // a minute at most
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if _, err := c.Write(make([]byte, 1024)); err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case at := <-cl.closed:
+		held := at.Sub(start)
+		t.Logf("trickling sender held %v, server read %d KiB", held.Round(time.Millisecond), cl.read.Load()>>10)
+		if held > 20*time.Second {
+			t.Errorf("trickling sender held the connection %v, want about the drain's 5 s", held)
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatal("the server still reads a trickling rejected body after 40 s")
+	}
+}
