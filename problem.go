@@ -46,7 +46,8 @@ type Rejection struct {
 	Encoding string `json:"encoding,omitempty"`
 	// Field names the limit that tripped where a stage has several (for
 	// stage json "MaxDepth", "MaxArrayLen", "MaxStringLen",
-	// "MaxObjectMembers"; "syntax" for a JSON syntax error).
+	// "MaxObjectMembers", "MaxValues" or "MaxObjects"; "syntax" for a JSON
+	// syntax error).
 	Field string `json:"field,omitempty"`
 	// Pointer is where in the JSON document the limit tripped, a JSON
 	// Pointer (RFC 6901) in the bounded form of [limits.EchoPointer].

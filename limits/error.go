@@ -75,13 +75,13 @@ type Error struct {
 	// [Echo] (see MaxEcho).
 	Encoding string
 	// Field names the limit that tripped where a stage has several: for
-	// StageJSON "MaxDepth", "MaxArrayLen", "MaxStringLen" or
-	// "MaxObjectMembers"; "syntax" for a JSON syntax error (StageIntegrity);
-	// "framing" for StageWire when a client connection read more socket
-	// bytes (framing overhead: padding, empty frames) than its allowance,
-	// Limit, for the body bytes it delivered (see
-	// boundhttp.DefaultFramingRatio); Limit and Observed are then socket
-	// bytes of the connection.
+	// StageJSON "MaxDepth", "MaxArrayLen", "MaxStringLen",
+	// "MaxObjectMembers", "MaxValues" or "MaxObjects"; "syntax" for a JSON
+	// syntax error (StageIntegrity); "framing" for StageWire when a client
+	// connection read more socket bytes (framing overhead: padding, empty
+	// frames) than its allowance, Limit, for the body bytes it delivered
+	// (see boundhttp.DefaultFramingRatio); Limit and Observed are then
+	// socket bytes of the connection.
 	Field string
 	// Pointer is where in a JSON document the limit tripped, as a JSON
 	// Pointer (RFC 6901) with object keys as written in the source. It is

@@ -58,15 +58,17 @@ func CheckJSON(r io.Reader, l limits.JSON) error {
 // Close reports whether the document ended well. The first error is
 // sticky. It is not safe for concurrent use.
 type JSONChecker struct {
-	l      limits.JSON
-	stack  []jsonFrame
-	state  jsonState
-	strLen int
-	inKey  bool
-	lit    string // the rest of a literal being matched
-	top    bool   // a top-level value was completed
-	off    int64  // bytes consumed
-	err    error
+	l       limits.JSON
+	stack   []jsonFrame
+	state   jsonState
+	strLen  int
+	inKey   bool
+	lit     string // the rest of a literal being matched
+	top     bool   // a top-level value was completed
+	off     int64  // bytes consumed
+	values  int    // values started, at any depth
+	objects int    // objects started, at any depth
+	err     error
 }
 
 type jsonFrame struct {
@@ -357,8 +359,14 @@ func (c *JSONChecker) stringBytes(p []byte) error {
 
 // startValue begins the value whose first byte is b.
 func (c *JSONChecker) startValue(b byte) error {
+	if c.values++; c.values > c.l.MaxValues {
+		return c.breach("MaxValues", c.l.MaxValues, c.values)
+	}
 	switch {
 	case b == '{':
+		if c.objects++; c.objects > c.l.MaxObjects {
+			return c.breach("MaxObjects", c.l.MaxObjects, c.objects)
+		}
 		c.state = jObjectStart
 		return c.push(true)
 	case b == '[':
