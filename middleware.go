@@ -52,8 +52,18 @@ import (
 // disconnected, after the half-close and short wait of
 // [http.MaxBytesReader] where net/http's writer is reachable by Unwrap. A
 // request that expects "100 Continue" is not drained, nor, where a read
-// deadline ends it, a body rejected for its Timeout. On HTTP/2 only the
-// stream is refused. A body the server's own reader fails on is answered
+// deadline ends it, a body rejected for its Timeout. In streaming mode a
+// handler that stops reading early is drained so too: its own answer
+// arrives as it would without the middleware, also when it came from the
+// handler's own [http.MaxBytesReader] (an MCP SDK's MaxRequestBodyBytes),
+// whose limit net/http cannot see through the middleware's writer. On
+// HTTP/2 only the stream is refused.
+//
+// Nested, as a global Middleware around a mux and another on one route:
+// the inner one finds the body the outer one verified whole, and does not
+// read, decode or charge it to InFlight again; it applies only what it
+// holds stricter: its MaxWireBytes and MaxDecodedBytes to the bytes the
+// outer one counted, and its JSON check. A body the server's own reader fails on is answered
 // too: a
 // malformed chunk size or an HTTP/2 content-length its DATA disagrees with
 // 400 (stage integrity), the limit of an outer [http.MaxBytesHandler] 413
@@ -284,6 +294,9 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	}
 	if r.Body == nil || r.Body == http.NoBody {
 		next.ServeHTTP(w, r)
+		return
+	}
+	if m.nested(next, w, r, b) {
 		return
 	}
 	x := m.start(w, r, b)

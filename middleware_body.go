@@ -122,6 +122,14 @@ func (x *exchange) stream(next http.Handler) {
 	e := x.body.Breach()
 	switch {
 	case e == nil:
+		if _, done := x.body.Usage().Get(); !done {
+			// The handler stopped reading early: its own
+			// http.MaxBytesReader tripped (net/http never learns, since
+			// the writer it was given is not net/http's), or it answered
+			// without the body. Its answer must arrive as well as it
+			// would without this middleware.
+			drainAfterRejection(x.w, x.r, false)
+		}
 	case tw.wrote: // the handler answered: let its answer arrive too
 		closeAfterRejection(x.w, x.r)
 		drainAfterRejection(x.w, x.r, e.Stage == limits.StageTimeout)

@@ -1,0 +1,128 @@
+package boundhttp_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// nestedServer serves mw(mux) with mux.Handle("/route", inner(h)): a global
+// Middleware and another on one route, as routers are configured. h
+// answers the size and a checksum of what it read.
+func nestedServer(t *testing.T, outer, inner boundhttp.MiddlewareConfig) *httptest.Server {
+	t.Helper()
+	o, err := boundhttp.NewMiddleware(outer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, err := boundhttp.NewMiddleware(inner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/route", i(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		io.WriteString(w, sum(data))
+	})))
+	s := httptest.NewServer(o(mux))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func postJSON(t *testing.T, url, coding string, data []byte) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(data))
+	if coding != "" {
+		req.Header.Set("Content-Encoding", coding)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestNestedMiddlewareAcceptsValidCompressedBody pins the trap of a nested
+// Middleware that checks the outer one's Content-Length (the decoded size)
+// against its own wire limit: a 3 MiB body sent as a few KiB of gzip, under
+// 1 MiB wire and 4 MiB decoded limits on both layers, must reach the
+// handler whole.
+func TestNestedMiddlewareAcceptsValidCompressedBody(t *testing.T) {
+	t.Parallel()
+	b := limits.Budget{MaxWireBytes: 1 << 20, MaxDecodedBytes: 4 << 20}
+	s := nestedServer(t, boundhttp.MiddlewareConfig{Budget: b}, boundhttp.MiddlewareConfig{Budget: b})
+	data := []byte("[" + strings.Repeat(`"abcdefgh",`, 3<<20/11) + `"x"]`)
+	status, answer := postJSON(t, s.URL+"/route", "gzip", encode("gzip", data))
+	if want := sum(data); status != 200 || answer != want {
+		t.Errorf("nested Middleware, %d bytes as gzip: %d %q, want 200 %q", len(data), status, answer, want)
+	}
+}
+
+// TestNestedMiddlewareChargesInFlightOnce pins that a body verified by the
+// outer layer is not buffered and charged again by the inner one.
+func TestNestedMiddlewareChargesInFlightOnce(t *testing.T) {
+	t.Parallel()
+	f := limits.NewInFlight(64 << 20)
+	b := limits.Budget{MaxWireBytes: 4 << 20, MaxDecodedBytes: 4 << 20}
+	s := nestedServer(t, boundhttp.MiddlewareConfig{Budget: b, InFlight: f}, boundhttp.MiddlewareConfig{Budget: b, InFlight: f})
+	data := text(2 << 20)
+	if status, _ := postJSON(t, s.URL+"/route", "", data); status != 200 {
+		t.Fatalf("nested Middleware, 2 MiB identity body: %d, want 200", status)
+	}
+	if peak, max := f.Peak(), int64(len(data)+256<<10); peak > max {
+		t.Errorf("nested Middleware charged %d bytes in flight for a %d-byte body, want at most %d (charged once)", peak, len(data), max)
+	}
+	if f.InUse() != 0 {
+		t.Errorf("InUse() = %d after the request, want 0", f.InUse())
+	}
+}
+
+// TestNestedMiddlewareAppliesStricterInner pins that the inner layer still
+// applies what it holds stricter than the outer one: its decoded limit at
+// the exact boundary, its wire limit on the bytes that came off the wire,
+// and its JSON check.
+func TestNestedMiddlewareAppliesStricterInner(t *testing.T) {
+	t.Parallel()
+	const n = 1 << 20
+	outer := boundhttp.MiddlewareConfig{Budget: limits.Budget{MaxWireBytes: 4 << 20, MaxDecodedBytes: 4 << 20}}
+	inner := boundhttp.MiddlewareConfig{Budget: limits.Budget{MaxWireBytes: 64 << 10, MaxDecodedBytes: n},
+		JSON: &limits.JSON{MaxDepth: 2}}
+	s := nestedServer(t, outer, inner)
+	doc := func(size int) []byte { return []byte("[\"" + strings.Repeat("a", size-4) + "\"]") }
+	for _, tt := range []struct {
+		name   string
+		coding string
+		data   []byte
+		status int
+		stage  string
+	}{
+		{"decoded limit-1", "gzip", doc(n - 1), 200, ""},
+		{"decoded limit", "gzip", doc(n), 200, ""},
+		{"decoded limit+1", "gzip", doc(n + 1), 413, "decoded"},
+		{"wire over the inner's", "", doc(128 << 10), 413, "wire"},
+		{"deeper than the inner's JSON", "gzip", []byte("[[[1]]]"), 413, "json"},
+	} {
+		status, answer := postJSON(t, s.URL+"/route", tt.coding, func() []byte {
+			if tt.coding != "" {
+				return encode(tt.coding, tt.data)
+			}
+			return tt.data
+		}())
+		if status != tt.status || (tt.stage != "" && string(problem(t, answer).Stage) != tt.stage) {
+			t.Errorf("%s: %d %.80q, want %d %s", tt.name, status, answer, tt.status, tt.stage)
+		}
+	}
+}
