@@ -54,6 +54,26 @@ type ResponseCapConfig struct {
 	// request of its own, capped where it is served), and header bytes.
 	// Like any ResponseWriter it is not safe for concurrent use, and must
 	// not be used after the handler returns.
+	//
+	// An event stream (Content-Type text/event-stream when the status is
+	// set) is capped per event, not as a whole: it is a session's channel
+	// (an MCP streamable-HTTP server's GET stream carries every
+	// notification and keep-alive ping for as long as the session lives),
+	// and what a client holds at once is one event. Each event, from its
+	// first byte to the end of the blank line that ends it, may have at
+	// most MaxBytes bytes; a longer one is a breach as above (usually an
+	// abort: streams flush). Any number of events within the cap pass.
+	//
+	// Which bytes are counted depends on where a response compressor sits.
+	// Inside the cap (the cap wraps the compressor, which wraps the
+	// handler), the cap sees and counts compressed bytes: a body that
+	// compresses well passes whole however large it is decoded. Outside
+	// (the compressor wraps the cap), the cap counts what the handler
+	// writes; the compressor may still buffer what the cap counts as sent,
+	// so before an abort the writer is flushed: the client gets the status
+	// and a body that is visibly cut, not a connection closed without a
+	// status line. To bound what a client decodes, put the compressor
+	// outside.
 	MaxBytes int64
 
 	// Reject writes the 500 that answers a response over the cap before
@@ -116,6 +136,11 @@ func (rc *responseCap) wrap(next http.Handler) http.Handler {
 			if c.closeDelimited && c.reset() {
 				return
 			}
+			// A writer outside the cap that buffers (a compressor) may
+			// hold the status and every byte "sent": flushed first, they
+			// reach the client, whose body is then cut by the abort, rather
+			// than a connection that ends without a status line.
+			http.NewResponseController(c.w).Flush()
 			panic(http.ErrAbortHandler)
 		}
 	})

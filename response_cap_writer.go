@@ -64,7 +64,10 @@ type capWriter struct {
 	// closeDelimited reports whether the response sent ends with the
 	// connection (HTTP/1.0, or Transfer-Encoding: identity): no framing
 	// to lose, so an abort must reset the connection.
-	closeDelimited bool
+	closeDelimited bool // events is set, with the status, for an event stream: the cap then
+	// holds each event (see response_cap_events.go), not the whole.
+	events bool
+	event  eventState
 }
 
 // wrapped returns c as the handler's writer (see [wrapWriter]).
@@ -113,6 +116,7 @@ func (c *capWriter) WriteHeader(code int) {
 func (c *capWriter) setCode(code int) {
 	c.code = code
 	h := c.w.Header()
+	c.events = declaresEventStream(h)
 	for _, v := range h["Trailer"] {
 		for _, k := range strings.Split(v, ",") {
 			if k = http.CanonicalHeaderKey(strings.TrimSpace(k)); k != "" {
@@ -191,7 +195,11 @@ func (c *capWriter) Write(p []byte) (int, error) {
 			return 0, c.breach(e)
 		}
 	}
-	if int64(len(p)) > c.limit-c.written {
+	if c.events && bodyAllowed(c.code) {
+		if e := c.event.scan(p, c.limit); e != nil {
+			return 0, c.breach(e)
+		}
+	} else if int64(len(p)) > c.limit-c.written {
 		return 0, c.breach(&limits.Error{Stage: limits.StageResponse, Limit: c.limit,
 			Observed: sat.Add(c.written, int64(len(p)))})
 	}
@@ -305,7 +313,7 @@ func (c *capWriter) readFrom(src io.Reader) (int64, error) {
 		}
 	}
 	rf, ok := c.w.(io.ReaderFrom)
-	if c.state != capCommitted || !ok {
+	if c.state != capCommitted || !ok || c.events {
 		n, err := io.Copy(writerOnly{c}, src)
 		return total + n, err
 	}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// capSession serves the SDK's streamable handler (event streams, not JSON
+// responses) behind the Middleware with a response cap of max bytes, and
+// connects a client whose log notifications increment logs.
+func capSession(t *testing.T, max int64, keepAlive time.Duration, logs *atomic.Int64) (*mcp.Server, *mcp.ClientSession) {
+	t.Helper()
+	server := mcp.NewServer(&mcp.Implementation{Name: "cap", Version: "v1"}, &mcp.ServerOptions{KeepAlive: keepAlive})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Budget: limits.Budget{}, MaxResponseBytes: max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(mw(sdk))
+	t.Cleanup(srv.Close)
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) { logs.Add(1) }})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return server, cs
+}
+
+// TestResponseCapKeepsSessionStreamWithNotifications pins the trap of a
+// response cap that caps a session's lifetime: the SDK's long-lived GET
+// stream carries every server notification, and 100 log notifications of
+// 300 bytes (30 KB in all) under a 16 KiB cap must all arrive and every
+// Log call succeed, since each event is within the cap.
+func TestResponseCapKeepsSessionStreamWithNotifications(t *testing.T) {
+	t.Parallel()
+	var logs atomic.Int64
+	server, cs := capSession(t, 16<<10, 0, &logs)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	var ss *mcp.ServerSession
+	for s := range server.Sessions() {
+		ss = s
+	}
+	failed := 0
+	for i := range 100 {
+		if err := ss.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: fmt.Sprintf("%03d %s", i, strings.Repeat("x", 300))}); err != nil {
+			failed++
+		}
+	}
+	// The notifications are the events: wait for the hundredth, bounded.
+	for i := 0; logs.Load() < 100 && i < 500; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if failed > 0 || logs.Load() != 100 {
+		t.Errorf("100 log notifications under a 16 KiB response cap: %d Log calls failed, %d arrived; want 0 and 100", failed, logs.Load())
+	}
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Errorf("after the notifications, Ping: %v; want the session alive", err)
+	}
+}
+
+// TestResponseCapKeepsSessionWithKeepAlive pins the same trap for the
+// SDK's keep-alive pings: under a 2 KiB cap, pings every 50 ms for 2 s (40
+// pings, more than the cap in all) must not close the session.
+func TestResponseCapKeepsSessionWithKeepAlive(t *testing.T) {
+	t.Parallel()
+	var logs atomic.Int64
+	_, cs := capSession(t, 2<<10, 50*time.Millisecond, &logs)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	deadline := time.Now().Add(2 * time.Second)
+	for i := 0; time.Now().Before(deadline) && i < 100; i++ {
+		if err := cs.Ping(ctx, nil); err != nil {
+			t.Fatalf("after %d rounds of 100 ms with keep-alive pings under a 2 KiB response cap, Ping: %v; want the session alive", i, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
