@@ -125,6 +125,15 @@ type MiddlewareConfig struct {
 	// path.
 	Logger *slog.Logger
 
+	// Observe, if set, is called once for each request body with what
+	// became of it ([Outcome]: accepted with its usage, rejected with stage,
+	// limit and observed bytes, busy), and once for each response over
+	// MaxResponseBytes, from the request's goroutine, before the answer is
+	// written. Wire a metrics library to it in one line, as examples/metrics
+	// does with Prometheus. It must not block, and must be safe for
+	// concurrent use. Requests without a body are not reported.
+	Observe func(Outcome)
+
 	// DecodeOptions are passed to the decoder of every body; NewMiddleware
 	// checks them. A decoding.WithInFlight among them is the same as the
 	// InFlight field, InFlightWait included (both may name the same budget;
@@ -253,7 +262,7 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 	}
 	return func(next http.Handler) http.Handler {
 		if c.MaxResponseBytes > 0 {
-			next = newResponseCap(ResponseCapConfig{MaxBytes: c.MaxResponseBytes, Reject: c.Reject, Logger: c.Logger}).wrap(next)
+			next = newResponseCap(ResponseCapConfig{MaxBytes: c.MaxResponseBytes, Reject: c.Reject, Logger: c.Logger, Observe: c.Observe}).wrap(next)
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.serve(next, w, r) })
 	}, nil
@@ -363,6 +372,7 @@ func auditTools(c MiddlewareConfig) {
 }
 
 func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Error) {
+	observe(m.cfg.Observe, r, OutcomeRejected, limits.Usage{}, e)
 	if m.cfg.Logger != nil {
 		m.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "boundhttp: request body rejected",
 			slog.String("stage", string(e.Stage)), slog.Int64("limit", e.Limit),

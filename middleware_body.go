@@ -90,6 +90,10 @@ func (x *exchange) whole(next http.Handler) {
 		} // else the client is gone: no one to answer
 		return
 	}
+	if x.m.cfg.Observe != nil {
+		u, _ := x.body.Usage().Get()
+		observe(x.m.cfg.Observe, x.r, OutcomeAccepted, u, nil)
+	}
 	size := x.body.Size()
 	x.r2.Body = &x.body
 	x.r2.ContentLength = size
@@ -122,7 +126,12 @@ func (x *exchange) stream(next http.Handler) {
 	e := x.body.Breach()
 	switch {
 	case e == nil:
-		if _, done := x.body.Usage().Get(); !done {
+		u, done := x.body.Usage().Get()
+		if done {
+			if x.m.cfg.Observe != nil {
+				observe(x.m.cfg.Observe, withPattern(x.r, x.r2), OutcomeAccepted, u, nil)
+			}
+		} else {
 			// The handler stopped reading early: its own
 			// http.MaxBytesReader tripped (net/http never learns, since
 			// the writer it was given is not net/http's), or it answered
@@ -131,6 +140,9 @@ func (x *exchange) stream(next http.Handler) {
 			drainAfterRejection(x.w, x.r, false)
 		}
 	case tw.wrote: // the handler answered: let its answer arrive too
+		if x.m.cfg.Observe != nil {
+			observe(x.m.cfg.Observe, withPattern(x.r, x.r2), OutcomeRejected, limits.Usage{}, e)
+		}
 		closeAfterRejection(x.w, x.r)
 		drainAfterRejection(x.w, x.r, e.Stage == limits.StageTimeout)
 	default:

@@ -37,6 +37,7 @@ func (m *middleware) nested(next http.Handler, w http.ResponseWriter, r *http.Re
 		m.reject(w, r, e)
 		return true
 	}
+	observe(m.cfg.Observe, r, OutcomeAccepted, u, nil)
 	next.ServeHTTP(w, r)
 	return true
 }

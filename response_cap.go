@@ -87,6 +87,11 @@ type ResponseCapConfig struct {
 	// method and the route. Nil means slog.Default: a server's own output
 	// over its cap is a bug to be seen.
 	Logger *slog.Logger
+
+	// Observe, if set, is called once for each response over the cap,
+	// with an [Outcome] of kind OutcomeResponseBreach; see
+	// [MiddlewareConfig.Observe].
+	Observe func(Outcome)
 }
 
 // NewResponseCap returns the middleware c describes, or an error if
@@ -148,6 +153,7 @@ func (rc *responseCap) wrap(next http.Handler) http.Handler {
 
 // logBreach logs c's breach.
 func (rc *responseCap) logBreach(r *http.Request, c *capWriter) {
+	observe(rc.Observe, r, OutcomeResponseBreach, limits.Usage{}, c.err)
 	rc.Logger.LogAttrs(r.Context(), slog.LevelError, "boundhttp: response over the cap",
 		slog.String("stage", string(c.err.Stage)), slog.Int64("limit", c.err.Limit),
 		slog.Int64("observed", c.err.Observed), slog.Bool("declared", c.err.Declared),
