@@ -30,8 +30,11 @@ import (
 // deadline is cleared once the body verified, and replaced by the drain's
 // after a rejection. Where the ResponseWriter does not support read
 // deadlines (http.ErrNotSupported: a wrapper without Unwrap), the timeout
-// is still checked between reads, but a read that never returns is ended
-// only by the server's own ReadTimeout: set one.
+// is still checked between reads, and a whole body whose read stalls is
+// answered 408 at the Timeout all the same; the stalled read itself, and
+// the body's in-flight share, last until it returns (the client sends or
+// leaves, or the server's own ReadTimeout ends it: set one). In streaming
+// mode the handler's Read waits for it.
 //
 // The server's own timeouts cover what the middleware cannot see. It runs
 // once a request's headers are in: set [http.Server.ReadHeaderTimeout], or
@@ -371,7 +374,14 @@ func auditTools(c MiddlewareConfig) {
 	}
 }
 
+// reject answers a rejected body, then drains what is left of it.
 func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Error) {
+	m.answer(w, r, e, true)
+}
+
+// answer reports, logs and answers a rejected body; with drain, the rest
+// of the body is drained after the answer (see drainAfterRejection).
+func (m *middleware) answer(w http.ResponseWriter, r *http.Request, e *limits.Error, drain bool) {
 	observe(m.cfg.Observe, r, OutcomeRejected, limits.Usage{}, e)
 	if m.cfg.Logger != nil {
 		m.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "boundhttp: request body rejected",
@@ -388,7 +398,9 @@ func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Er
 	// the connection closes, so that the answer arrives whatever wraps w.
 	closeAfterRejection(w, r)
 	m.cfg.Reject(w, r, e)
-	drainAfterRejection(w, r, e.Stage == limits.StageTimeout)
+	if drain {
+		drainAfterRejection(w, r, e.Stage == limits.StageTimeout)
+	}
 }
 
 // logger returns the Logger, or slog.Default for the records that are

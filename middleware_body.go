@@ -83,8 +83,11 @@ func (x *exchange) admit() *limits.Error {
 // whole reads and verifies the body, then hands it on with its decoded
 // length, or answers the breach without calling the handler.
 func (x *exchange) whole(next http.Handler) {
-	if x.body.ReadAll() != nil {
-		if e := x.body.Breach(); e != nil {
+	if e, ok, abandoned := x.readWhole(); !ok {
+		switch {
+		case abandoned:
+			x.m.answerStalled(x.w, x.r, e)
+		case e != nil:
 			x.body.Finish() // its in-flight share is not held while the rest is drained
 			x.m.reject(x.w, x.r, e)
 		} // else the client is gone: no one to answer

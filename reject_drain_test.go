@@ -1,6 +1,7 @@
 package boundhttp_test
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -149,5 +150,48 @@ func TestRejectionDrainEndsSlowSender(t *testing.T) {
 		}
 	case <-time.After(40 * time.Second):
 		t.Fatal("the server still reads a trickling rejected body after 40 s")
+	}
+}
+
+// TestStalledBodyBehindRecorderAnsweredAtTimeout pins the trap of a
+// timeout that depends on what wraps the writer: behind a recorder without
+// Unwrap no read deadline reaches the connection, and a client that sends
+// part of a body and stalls held the exchange, unanswered, until it gave
+// up. It must get its 408 at about Budget.Timeout, and the in-flight share
+// must come back once the connection ends.
+func TestStalledBodyBehindRecorderAnsweredAtTimeout(t *testing.T) {
+	t.Parallel()
+	f := limits.NewInFlight(64 << 20)
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: time.Second}, InFlight: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(recorded(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("handler called for a stalled body")
+	}))))
+	defer s.Close()
+	c, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close() // before the server's Close, which waits for the handler
+	start := time.Now()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nfirst bytes")
+	c.SetReadDeadline(start.Add(8 * time.Second)) // the client gives up after 8 s
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	el := time.Since(start)
+	if err != nil {
+		t.Fatalf("stalled body behind a recorder, Budget.Timeout 1 s: no answer after %v (%v)", el, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout || el > 4*time.Second {
+		t.Errorf("stalled body behind a recorder, Budget.Timeout 1 s: %d after %v, want 408 within about 1 s", resp.StatusCode, el)
+	}
+	c.Close() // the client leaves: the blocked read returns and the share comes back
+	for i := 0; f.InUse() != 0 && i < 500; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := f.InUse(); n != 0 {
+		t.Errorf("InUse() = %d after the client left, want 0", n)
 	}
 }

@@ -1,0 +1,59 @@
+package boundhttp
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// readWhole reads the whole body, within Budget.Timeout whatever wraps the
+// writer. Where a read deadline reaches the connection (or there is no
+// Timeout), that is the body's own read. Where none does (a writer without
+// Unwrap outside the middleware), a read that stalls would hold the
+// exchange, unanswered, until the server's ReadTimeout: the read then runs
+// apart, and at the Timeout readWhole returns the timeout breach with
+// abandoned set. The abandoned read keeps the body, its decoder and its
+// in-flight share until it returns (the client sends or leaves, or the
+// server's ReadTimeout ends it); the Finish the handler's return calls
+// releases them then, as the body's guard allows.
+func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
+	if x.armed || x.b.Timeout <= 0 {
+		if x.body.ReadAll() == nil {
+			return nil, true, false
+		}
+		return x.body.Breach(), false, false
+	}
+	done := make(chan error, 1)
+	go func() { done <- x.body.ReadAll() }()
+	t := time.NewTimer(x.b.Timeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err == nil {
+			return nil, true, false
+		}
+		return x.body.Breach(), false, false
+	case <-t.C:
+		ms := x.b.Timeout.Milliseconds()
+		return &limits.Error{Stage: limits.StageTimeout, Limit: ms, Observed: ms, Err: errStalledRead}, false, true
+	}
+}
+
+// errStalledRead is the cause of a timeout answered while the body's read
+// still waits: no read deadline could be set on the connection.
+var errStalledRead = stalledRead{}
+
+type stalledRead struct{}
+
+func (stalledRead) Error() string   { return "body read stalled past the timeout" }
+func (stalledRead) Timeout() bool   { return true }
+func (stalledRead) Temporary() bool { return true }
+
+// answerStalled answers the timeout of a read still in progress: as any
+// rejection, but without the drain, whose reads would wait behind the
+// stalled one; net/http sends the answer of a Connection: close exchange
+// without touching the body.
+func (m *middleware) answerStalled(w http.ResponseWriter, r *http.Request, e *limits.Error) {
+	m.answer(w, r, e, false)
+}
