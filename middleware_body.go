@@ -126,6 +126,10 @@ func (x *exchange) stream(next http.Handler) {
 	}
 	tw := &trackingWriter{ResponseWriter: x.w}
 	next.ServeHTTP(trackWrites(tw), x.r2)
+	// The handler has returned, but a goroutine of its may still read (a
+	// handler behind http.TimeoutHandler): the rest of the request body is
+	// drained only if no Read of ours is in progress, and none can start.
+	idle := x.body.FinishIdle()
 	e := x.body.Breach()
 	switch {
 	case e == nil:
@@ -134,7 +138,7 @@ func (x *exchange) stream(next http.Handler) {
 			if x.m.cfg.Observe != nil {
 				observe(x.m.cfg.Observe, withPattern(x.r, x.r2), OutcomeAccepted, u, nil)
 			}
-		} else {
+		} else if idle {
 			// The handler stopped reading early: its own
 			// http.MaxBytesReader tripped (net/http never learns, since
 			// the writer it was given is not net/http's), or it answered
@@ -147,7 +151,9 @@ func (x *exchange) stream(next http.Handler) {
 			observe(x.m.cfg.Observe, withPattern(x.r, x.r2), OutcomeRejected, limits.Usage{}, e)
 		}
 		closeAfterRejection(x.w, x.r)
-		drainAfterRejection(x.w, x.r, e.Stage == limits.StageTimeout)
+		if idle {
+			drainAfterRejection(x.w, x.r, e.Stage == limits.StageTimeout)
+		}
 	default:
 		// The handler's answer never started: the framing it meant for
 		// it must not frame the rejection.
@@ -159,7 +165,7 @@ func (x *exchange) stream(next http.Handler) {
 				h[k] = before[i]
 			}
 		}
-		x.m.reject(x.w, withPattern(x.r, x.r2), e)
+		x.m.answer(x.w, withPattern(x.r, x.r2), e, idle)
 	}
 }
 

@@ -78,18 +78,20 @@ func TestResponseCapKeepsSessionStreamWithNotifications(t *testing.T) {
 }
 
 // TestResponseCapKeepsSessionWithKeepAlive pins the same trap for the
-// SDK's keep-alive pings: under a 2 KiB cap, pings every 50 ms for 2 s (40
-// pings, more than the cap in all) must not close the session.
+// SDK's keep-alive pings: under a 1 KiB cap, pings every 150 ms for 3 s (20
+// pings of about 90 bytes, more than the cap in all) must not close the
+// session. (The SDK closes a session whose ping goes unanswered for an
+// interval: a shorter one would fail on a loaded machine for that alone.)
 func TestResponseCapKeepsSessionWithKeepAlive(t *testing.T) {
 	t.Parallel()
 	var logs atomic.Int64
-	_, cs := capSession(t, 2<<10, 50*time.Millisecond, &logs)
+	_, cs := capSession(t, 1<<10, 150*time.Millisecond, &logs)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(3 * time.Second)
 	for i := 0; time.Now().Before(deadline) && i < 100; i++ {
 		if err := cs.Ping(ctx, nil); err != nil {
-			t.Fatalf("after %d rounds of 100 ms with keep-alive pings under a 2 KiB response cap, Ping: %v; want the session alive", i, err)
+			t.Fatalf("after %d rounds of 100 ms with keep-alive pings under a 1 KiB response cap, Ping: %v; want the session alive", i, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
