@@ -31,7 +31,7 @@ import (
 // after a rejection. Where the ResponseWriter does not support read
 // deadlines (http.ErrNotSupported: a wrapper without Unwrap), the timeout
 // is still checked between reads, and a whole body whose read stalls is
-// answered 408 at the Timeout all the same; the stalled read itself, and
+// answered 408 all the same, once no byte came for 1 s past the Timeout; the stalled read itself, and
 // the body's in-flight share, last until it returns (the client sends or
 // leaves, or the server's own ReadTimeout ends it: set one). In streaming
 // mode the handler's Read waits for it.

@@ -12,8 +12,9 @@ import (
 // Timeout), that is the body's own read. Where none does (a writer without
 // Unwrap outside the middleware), a read that stalls would hold the
 // exchange, unanswered, until the server's ReadTimeout: the read then runs
-// apart, and at the Timeout readWhole returns the timeout breach with
-// abandoned set. The abandoned read keeps the body, its decoder and its
+// apart, and if it has not ended drainIdle after the Timeout (a read that
+// gets bytes ends by itself at its next read, with the body's own timeout
+// breach), readWhole returns the timeout breach with abandoned set. The abandoned read keeps the body, its decoder and its
 // in-flight share until it returns (the client sends or leaves, or the
 // server's ReadTimeout ends it); the Finish the handler's return calls
 // releases them then, as the body's guard allows.
@@ -28,15 +29,23 @@ func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
 	go func() { done <- x.body.ReadAll() }()
 	t := time.NewTimer(x.b.Timeout)
 	defer t.Stop()
-	select {
-	case err := <-done:
-		if err == nil {
-			return nil, true, false
+	for grace := false; ; grace = true { // two rounds at most
+		select {
+		case err := <-done:
+			if err == nil {
+				return nil, true, false
+			}
+			return x.body.Breach(), false, false
+		case <-t.C:
 		}
-		return x.body.Breach(), false, false
-	case <-t.C:
-		ms := x.b.Timeout.Milliseconds()
-		return &limits.Error{Stage: limits.StageTimeout, Limit: ms, Observed: ms, Err: errStalledRead}, false, true
+		if grace {
+			ms := x.b.Timeout.Milliseconds()
+			return &limits.Error{Stage: limits.StageTimeout, Limit: ms, Observed: ms, Err: errStalledRead}, false, true
+		}
+		// A read that still gets bytes ends by itself at its next read,
+		// with the body's own timeout breach (and the drain after it): only
+		// one that waits drainIdle more is taken as stalled.
+		t.Reset(drainIdle)
 	}
 }
 

@@ -88,9 +88,9 @@ type ResponseCapConfig struct {
 	// over its cap is a bug to be seen.
 	Logger *slog.Logger
 
-	// Observe, if set, is called once for each response over the cap,
-	// with an [Outcome] of kind OutcomeResponseBreach; see
-	// [MiddlewareConfig.Observe].
+	// Observe, if set, is called once for each response over the cap, at
+	// the write that passed it, with an [Outcome] of kind
+	// OutcomeResponseBreach; see [MiddlewareConfig.Observe].
 	Observe func(Outcome)
 }
 
@@ -122,7 +122,7 @@ func newResponseCap(c ResponseCapConfig) *responseCap {
 // through the cap, and are not charged.
 func (rc *responseCap) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := &capWriter{w: w, limit: rc.MaxBytes, reject: rc.Reject, r: r}
+		c := &capWriter{w: w, limit: rc.MaxBytes, reject: rc.Reject, r: r, observe: rc.Observe}
 		// Logged on the way out, also when the handler panics after a
 		// breach (its panic then ends the response).
 		defer func() {
@@ -153,7 +153,6 @@ func (rc *responseCap) wrap(next http.Handler) http.Handler {
 
 // logBreach logs c's breach.
 func (rc *responseCap) logBreach(r *http.Request, c *capWriter) {
-	observe(rc.Observe, r, OutcomeResponseBreach, limits.Usage{}, c.err)
 	rc.Logger.LogAttrs(r.Context(), slog.LevelError, "boundhttp: response over the cap",
 		slog.String("stage", string(c.err.Stage)), slog.Int64("limit", c.err.Limit),
 		slog.Int64("observed", c.err.Observed), slog.Bool("declared", c.err.Declared),

@@ -51,6 +51,7 @@ type capWriter struct {
 	w       http.ResponseWriter
 	limit   int64 // > 0
 	reject  func(http.ResponseWriter, *http.Request, *limits.Error)
+	observe func(Outcome) // or nil
 	r       *http.Request
 	state   int
 	code    int              // the status held, 0 if none yet
@@ -268,6 +269,7 @@ var representationHeaders = []string{"Content-Length", "Content-Encoding", "Cont
 // marking the response to abort. It returns e.
 func (c *capWriter) breach(e *limits.Error) *limits.Error {
 	c.err = e
+	observe(c.observe, c.r, OutcomeResponseBreach, limits.Usage{}, e)
 	if c.state != capHolding {
 		c.state = capAborted
 		return e

@@ -20,12 +20,21 @@ import (
 
 // capSession serves the SDK's streamable handler (event streams, not JSON
 // responses) behind the Middleware with a response cap of max bytes, and
-// connects a client whose log notifications increment logs.
-func capSession(t *testing.T, max int64, keepAlive time.Duration, logs *atomic.Int64) (*mcp.Server, *mcp.ClientSession) {
+// connects a client whose log notifications increment logs; breaches
+// counts the responses over the cap.
+func capSession(t *testing.T, max int64, keepAlive time.Duration, logs, breaches *atomic.Int64) (*mcp.Server, *mcp.ClientSession) {
 	t.Helper()
-	server := mcp.NewServer(&mcp.Implementation{Name: "cap", Version: "v1"}, &mcp.ServerOptions{KeepAlive: keepAlive})
+	// Five pings in a row must fail before the SDK closes a session: one
+	// slow ping on a loaded machine is not the trap.
+	server := mcp.NewServer(&mcp.Implementation{Name: "cap", Version: "v1"},
+		&mcp.ServerOptions{KeepAlive: keepAlive, KeepAliveFailureThreshold: 5})
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Budget: limits.Budget{}, MaxResponseBytes: max})
+	mw, err := boundhttp.NewMiddleware(boundhttp.MiddlewareConfig{Budget: limits.Budget{}, MaxResponseBytes: max,
+		Observe: func(o boundhttp.Outcome) {
+			if o.Kind == boundhttp.OutcomeResponseBreach {
+				breaches.Add(1)
+			}
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +59,8 @@ func capSession(t *testing.T, max int64, keepAlive time.Duration, logs *atomic.I
 // Log call succeed, since each event is within the cap.
 func TestResponseCapKeepsSessionStreamWithNotifications(t *testing.T) {
 	t.Parallel()
-	var logs atomic.Int64
-	server, cs := capSession(t, 16<<10, 0, &logs)
+	var logs, breaches atomic.Int64
+	server, cs := capSession(t, 16<<10, 0, &logs, &breaches)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
@@ -71,8 +80,9 @@ func TestResponseCapKeepsSessionStreamWithNotifications(t *testing.T) {
 	for i := 0; logs.Load() < 100 && i < 500; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if failed > 0 || logs.Load() != 100 {
-		t.Errorf("100 log notifications under a 16 KiB response cap: %d Log calls failed, %d arrived; want 0 and 100", failed, logs.Load())
+	if failed > 0 || logs.Load() != 100 || breaches.Load() != 0 {
+		t.Errorf("100 log notifications under a 16 KiB response cap: %d Log calls failed, %d arrived, %d responses over the cap; want 0, 100 and 0",
+			failed, logs.Load(), breaches.Load())
 	}
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Errorf("after the notifications, Ping: %v; want the session alive", err)
@@ -81,13 +91,12 @@ func TestResponseCapKeepsSessionStreamWithNotifications(t *testing.T) {
 
 // TestResponseCapKeepsSessionWithKeepAlive pins the same trap for the
 // SDK's keep-alive pings: under a 1 KiB cap, pings every 150 ms for 3 s (20
-// pings of about 90 bytes, more than the cap in all) must not close the
-// session. (The SDK closes a session whose ping goes unanswered for an
-// interval: a shorter one would fail on a loaded machine for that alone.)
+// pings of about 90 bytes, more than the cap in all) must breach nothing
+// and leave the session alive.
 func TestResponseCapKeepsSessionWithKeepAlive(t *testing.T) {
 	t.Parallel()
-	var logs atomic.Int64
-	_, cs := capSession(t, 1<<10, 150*time.Millisecond, &logs)
+	var logs, breaches atomic.Int64
+	_, cs := capSession(t, 1<<10, 150*time.Millisecond, &logs, &breaches)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	deadline := time.Now().Add(3 * time.Second)
@@ -96,5 +105,8 @@ func TestResponseCapKeepsSessionWithKeepAlive(t *testing.T) {
 			t.Fatalf("after %d rounds of 100 ms with keep-alive pings under a 1 KiB response cap, Ping: %v; want the session alive", i, err)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	if n := breaches.Load(); n != 0 {
+		t.Errorf("keep-alive pings under a 1 KiB response cap: %d responses over the cap, want 0 (each ping is one small event)", n)
 	}
 }
