@@ -7,6 +7,7 @@ package body
 // done with). Later Reads fail either way.
 func (b *Body) FinishIdle() bool {
 	old := b.g.state.Or(guardClosed)
+	b.fence()
 	if old == 0 {
 		b.release() // the first close, with no Read: the state is ours
 	}
