@@ -133,7 +133,11 @@ type MiddlewareConfig struct {
 	// limit and observed bytes, busy), and once for each response over
 	// MaxResponseBytes, from the request's goroutine, before the answer is
 	// written. Wire a metrics library to it in one line, as examples/metrics
-	// does with Prometheus. It must not block, and must be safe for
+	// does with Prometheus. Outcome.Route is the ServeMux pattern only where
+	// the request carries one: install the Middleware on the mux's routes
+	// (or use streaming mode) to label by pattern; a whole body checked by
+	// a Middleware around the mux is reported before the mux runs, with its
+	// path, which as a label can take as many values as clients send. It must not block, and must be safe for
 	// concurrent use. Requests without a body are not reported.
 	Observe func(Outcome)
 
