@@ -132,6 +132,15 @@ func (x *exchange) stream(next http.Handler) {
 	idle := x.body.FinishIdle()
 	e := x.body.Breach()
 	switch {
+	// A hijacked connection, with the rest of the body on it, is the
+	// handler's: no drain reads it or sets its deadline, and no answer is
+	// written to it.
+	case tw.hijacked && e != nil:
+		observe(x.m.cfg.Observe, withPattern(x.r, x.r2), OutcomeRejected, limits.Usage{}, e)
+	case tw.hijacked:
+		if u, done := x.body.Usage().Get(); done {
+			observe(x.m.cfg.Observe, withPattern(x.r, x.r2), OutcomeAccepted, u, nil)
+		}
 	case e == nil:
 		u, done := x.body.Usage().Get()
 		if done {

@@ -183,7 +183,8 @@ func implements[I any](w http.ResponseWriter) bool {
 // The handler sees it through [trackWrites].
 type trackingWriter struct {
 	http.ResponseWriter
-	wrote bool
+	wrote    bool
+	hijacked bool // the handler took the connection: it is no longer ours
 }
 
 // trackWrites returns t as the handler's writer (see [wrapWriter]).
@@ -230,7 +231,9 @@ func (w *trackingWriter) readFrom(src io.Reader) (int64, error) {
 // hijack hands the connection to the handler, which then owns the answer.
 func (w *trackingWriter) hijack() (net.Conn, *bufio.ReadWriter, error) {
 	w.wrote = true
-	return w.ResponseWriter.(http.Hijacker).Hijack()
+	conn, rw, err := w.ResponseWriter.(http.Hijacker).Hijack()
+	w.hijacked = err == nil
+	return conn, rw, err
 }
 
 func (w *trackingWriter) push(target string, opts *http.PushOptions) error {

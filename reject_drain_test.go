@@ -195,3 +195,62 @@ func TestStalledBodyBehindRecorderAnsweredAtTimeout(t *testing.T) {
 		t.Errorf("InUse() = %d after the client left, want 0", n)
 	}
 }
+
+// TestDrainLeavesHijackedConnAlone pins the trap of draining a connection
+// the handler took: a streaming handler that hijacks a request whose body
+// it did not read to its end, and hands the connection to a goroutine (a
+// tunnel, an upgraded protocol that reads the body itself), owns every
+// byte and every deadline of that connection. The drain after the handler
+// must neither read from it nor set its read deadline, or the goroutine
+// loses bytes and its reads time out.
+func TestDrainLeavesHijackedConnAlone(t *testing.T) {
+	t.Parallel()
+	mw := mustMW(t, boundhttp.MiddlewareConfig{Streaming: true, InFlight: limits.NewInFlight(1 << 20)})
+	got := make(chan string, 1)
+	served := make(chan any, 1)
+	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		go func() { // the connection is this goroutine's now
+			defer conn.Close()
+			body := make([]byte, 5)
+			if _, err := io.ReadFull(brw, body); err != nil {
+				got <- "body: " + err.Error()
+				return
+			}
+			line, err := brw.ReadString('\n')
+			if err != nil {
+				got <- "line: " + err.Error()
+				return
+			}
+			got <- string(body) + " " + line
+		}()
+	}))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() { served <- recover() }()
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+	if p := <-served; p != nil {
+		t.Fatalf("the middleware panicked after the handler hijacked: %v", p)
+	}
+	// The middleware is done: the goroutine must still read what comes.
+	fmt.Fprintf(c, "ping\n")
+	select {
+	case s := <-got:
+		if s != "hello ping\n" {
+			t.Fatalf("the hijacked connection's goroutine read %q, want %q", s, "hello ping\n")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the hijacked connection's goroutine never finished")
+	}
+}
