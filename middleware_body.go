@@ -125,22 +125,28 @@ func (x *exchange) stream(next http.Handler) {
 		before[i] = slices.Clone(x.w.Header()[k])
 	}
 	tw := &trackingWriter{ResponseWriter: x.w}
+	returned := false
+	defer func() {
+		if !returned {
+			// A panic (the response cap's abort, http.ErrAbortHandler)
+			// ends the exchange: no drain, no answer, but the body's
+			// outcome is still reported.
+			x.observeEnd(x.body.Breach())
+		}
+	}()
 	next.ServeHTTP(trackWrites(tw), x.r2)
+	returned = true
 	// The handler has returned, but a goroutine of its may still read (a
 	// handler behind http.TimeoutHandler): the rest of the request body is
 	// drained only if no Read of ours is in progress, and none can start.
 	idle := x.body.FinishIdle()
 	e := x.body.Breach()
 	switch {
-	// A hijacked connection, with the rest of the body on it, is the
-	// handler's: no drain reads it or sets its deadline, and no answer is
-	// written to it.
-	case tw.hijacked && e != nil:
-		observe(x.m.cfg.Observe, withPattern(x.r, x.r2), OutcomeRejected, limits.Usage{}, e)
 	case tw.hijacked:
-		if u, done := x.body.Usage().Get(); done {
-			observe(x.m.cfg.Observe, withPattern(x.r, x.r2), OutcomeAccepted, u, nil)
-		}
+		// The connection, with the rest of the body on it, is the
+		// handler's: no drain reads it or sets its deadline, and no answer
+		// is written to it.
+		x.observeEnd(e)
 	case e == nil:
 		u, done := x.body.Usage().Get()
 		if done {
@@ -175,6 +181,21 @@ func (x *exchange) stream(next http.Handler) {
 			}
 		}
 		x.m.answer(x.w, withPattern(x.r, x.r2), e, idle)
+	}
+}
+
+// observeEnd reports the outcome of a streamed body whose exchange ends
+// without the middleware's drain or answer: rejected with its breach e,
+// accepted if the handler read it to its verified end, else nothing.
+func (x *exchange) observeEnd(e *limits.Error) {
+	if x.m.cfg.Observe == nil {
+		return
+	}
+	r := withPattern(x.r, x.r2)
+	if e != nil {
+		observe(x.m.cfg.Observe, r, OutcomeRejected, limits.Usage{}, e)
+	} else if u, done := x.body.Usage().Get(); done {
+		observe(x.m.cfg.Observe, r, OutcomeAccepted, u, nil)
 	}
 }
 

@@ -99,3 +99,50 @@ func TestObserveReportsEveryOutcome(t *testing.T) {
 		mu.Unlock()
 	}
 }
+
+// TestObserveReportsBodyOfAbortedStream pins the trap of an outcome lost
+// to a panic: in streaming mode the body's outcome is known only once the
+// handler returns, and a response aborted by the cap (a panic with
+// http.ErrAbortHandler, the ordinary way a response over the cap ends once
+// something was sent) or by the handler itself must still report the body
+// it read to its verified end, once.
+func TestObserveReportsBodyOfAbortedStream(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	mw := mustMW(t, boundhttp.MiddlewareConfig{
+		Streaming:        true,
+		MaxResponseBytes: 10,
+		InFlight:         limits.NewInFlight(1 << 20),
+		Observe: func(o boundhttp.Outcome) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, fmt.Sprintf("%s stage=%s wire=%d", o.Kind, o.Stage(), o.Usage.WireBytes))
+		}})
+	served := make(chan struct{}, 1)
+	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(r.Body); err != nil {
+			return
+		}
+		w.Write([]byte("12345"))
+		http.NewResponseController(w).Flush()
+		w.Write([]byte("more than the cap has room for")) // the cap aborts on return
+	}))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() { served <- struct{}{} }()
+		h.ServeHTTP(w, r)
+	}))
+	defer s.Close()
+	if resp, err := http.Post(s.URL, "text/plain", strings.NewReader("short")); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	<-served
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(got)
+	want := []string{"accepted stage= wire=5", "response_breach stage=response wire=0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("outcomes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
