@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -864,9 +865,11 @@ func TestRaisedHeaderTimeoutNotCutByBase(t *testing.T) {
 // connection and the next request on it waited its whole HeaderTimeout
 // (then the next one, until a PING timeout). Once net/http leaves a Read
 // waiting abortGrace past the deadline, the connection is stuck and must
-// go: the next request gets a new one and is answered at once. The
-// base's WriteByteTimeout is an hour here, to prove the Transport's own
-// lever.
+// go: the next request gets a new one and is answered at once, also when
+// the pool hands it the closed connection before net/http noticed the
+// close (see TestRequestHandedClosedWedgedConnSentAgain, which holds that
+// window open; here it opens under load). The base's WriteByteTimeout is
+// an hour here, to prove the Transport's own lever.
 func TestWedgedConnectionNotHandedOn(t *testing.T) {
 	t.Parallel()
 	for _, useTLS := range []bool{false, true} {
@@ -922,6 +925,141 @@ func TestWedgedConnectionNotHandedOn(t *testing.T) {
 			}
 			if n := conns.Load(); n != 2 {
 				t.Errorf("connections: %d, want 2 (the wedged one closed, a new one)", n)
+			}
+		})
+	}
+}
+
+// stalePool is a base transport that holds open net/http's HTTP/2 pool
+// window around a connection closed under it. Its first request gets a
+// connection whose body reads the connection itself and ignores the
+// request's context (a wedged stream). Once that connection is closed, the
+// pool hands it to one more request, as net/http's does until the
+// connection's read loop has noticed the close, and that request fails as
+// net/http fails it (a write on a closed connection); then the pool drops
+// it. Later requests get new connections and are answered "ok"; the
+// request bodies they carried are recorded.
+type stalePool struct {
+	mu     sync.Mutex
+	conn   *poolConn
+	dials  int
+	bodies []string
+}
+
+type poolConn struct {
+	net.Conn
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (c *poolConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return c.Conn.Close()
+}
+
+func (p *stalePool) RoundTrip(r *http.Request) (*http.Response, error) {
+	p.mu.Lock()
+	c, reused, stale := p.conn, p.conn != nil, false
+	if c == nil {
+		conn, _ := net.Pipe() // nothing is written: a Read waits until conn is closed
+		c = &poolConn{Conn: conn, closed: make(chan struct{})}
+		p.conn = c
+		p.dials++
+	} else {
+		select {
+		case <-c.closed:
+			stale, p.conn = true, nil // noticed, after handing it out once more
+		default:
+		}
+	}
+	first := p.dials == 1 && !reused
+	p.mu.Unlock()
+	if trace := httptrace.ContextClientTrace(r.Context()); trace != nil && trace.GotConn != nil {
+		trace.GotConn(httptrace.GotConnInfo{Conn: c, Reused: reused})
+	}
+	if stale {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}
+	}
+	if first {
+		return &http.Response{StatusCode: http.StatusOK, ContentLength: -1, Header: http.Header{"Content-Type": {"text/plain"}},
+			Body: io.NopCloser(c), Request: r}, nil
+	}
+	var got []byte
+	if r.Body != nil {
+		got, _ = io.ReadAll(r.Body)
+		r.Body.Close()
+	}
+	p.mu.Lock()
+	p.bodies = append(p.bodies, string(got))
+	p.mu.Unlock()
+	return &http.Response{StatusCode: http.StatusOK, ContentLength: 2, Body: io.NopCloser(strings.NewReader("ok")), Request: r}, nil
+}
+
+// TestRequestHandedClosedWedgedConnSentAgain pins the trap of the pool's
+// window after a wedged connection is closed: net/http's HTTP/2 pool keeps
+// handing the connection out until its read loop has noticed the close (it
+// sets the connection closed only then), so the next request of the user,
+// taken from the pool microseconds after the close, was written to a
+// closed socket and failed with "use of closed network connection", an
+// error net/http does not retry (seen about 260 µs after the close under
+// load). None of such a request reached the peer, so the Transport sends it
+// again on another connection whatever its method, once its body can be
+// rewound; one that cannot be gets the connection's error. The window is
+// held open here by the base, so each run hits it.
+func TestRequestHandedClosedWedgedConnSentAgain(t *testing.T) {
+	t.Parallel()
+	type oneShot struct{ io.Reader } // a body without GetBody
+	for _, tc := range []struct {
+		name string
+		req  func() *http.Request
+		want string // the body the peer got; "" with sent false: not sent again
+		sent bool
+	}{
+		{"GET", func() *http.Request { r, _ := http.NewRequest("GET", "http://stale.invalid/", nil); return r }, "", true},
+		{"POST rewindable", func() *http.Request {
+			r, _ := http.NewRequest("POST", "http://stale.invalid/", strings.NewReader("payload"))
+			return r
+		}, "payload", true},
+		{"POST one-shot", func() *http.Request {
+			r, _ := http.NewRequest("POST", "http://stale.invalid/", io.NopCloser(oneShot{strings.NewReader("payload")}))
+			return r
+		}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pool := new(stalePool)
+			tr := &boundhttp.Transport{Base: pool, Budget: limits.Budget{Timeout: 50 * time.Millisecond}}
+			if _, err := tr.RoundTrip(newGet(t, "http://stale.invalid/")); err == nil {
+				t.Fatalf("first fetch from the wedged connection: no error")
+			}
+			pool.mu.Lock()
+			c := pool.conn
+			pool.mu.Unlock()
+			select {
+			case <-c.closed:
+			default:
+				t.Fatalf("the first fetch ended with its wedged connection open")
+			}
+			resp, err := tr.RoundTrip(tc.req())
+			if !tc.sent {
+				if !errors.Is(err, net.ErrClosed) {
+					t.Fatalf("next fetch, body not rewindable: %v, want the closed connection's error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("next fetch, handed the closed connection: %v, want it sent again on a new one", err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			pool.mu.Lock()
+			defer pool.mu.Unlock()
+			if string(body) != "ok" || err != nil || pool.dials != 2 || len(pool.bodies) != 1 || pool.bodies[0] != tc.want {
+				t.Errorf("next fetch: %q, %v, dials %d, bodies the peer got %q; want ok, 2 dials, [%q]",
+					body, err, pool.dials, pool.bodies, tc.want)
 			}
 		})
 	}

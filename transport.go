@@ -101,7 +101,11 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // net/http or the Close does not return within 500 ms: net/http's HTTP/2
 // client holds the connection's write lock while it answers the PINGs of
 // a peer that stopped reading, and such a connection must not be handed
-// to the next request.
+// to the next request. net/http's pool may still hand it out until it has
+// noticed the close; a request that fails on it never reached the peer,
+// and the Transport sends it again on another connection (up to 3 times),
+// whatever its method, if its body can be rewound (nil, [http.NoBody] or
+// GetBody set).
 //
 // What the budget does not count, framing overhead (HTTP/2 padding and
 // empty DATA frames, chunk extensions, PINGs), is bounded by the
@@ -232,6 +236,8 @@ type Transport struct {
 	once sync.Once
 	base http.RoundTripper
 
+	wedged wedgedConns // connections closed as wedged, for requests handed them
+
 	cfgOnce sync.Once
 	cfg     body.Config   // the engine's configuration, checked once
 	budget  limits.Budget // Budget as it was checked, defaults applied
@@ -271,9 +277,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancel(req.Context())
 	rb := new(body.Body) // its usage record goes out with the request
 	rb.Usage().SetCharCap(b.MaxDecodedRunes)
-	ctx, conn := watchConn(ctx)
+	ctx, conn := watchConn(ctx, &t.wedged)
 	headers := t.startHeaderTimer(cancel)
-	resp, err := t.baseTransport().RoundTrip(t.outgoing(req, withUsage(ctx, rb.Usage())))
+	resp, err := t.send(req, withUsage(ctx, rb.Usage()), conn)
 	if err = headers.stop(resp, err); err != nil {
 		cancel()
 		// net/http's errors quote what the peer sent (a malformed header

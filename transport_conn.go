@@ -38,6 +38,10 @@ type connWatch struct {
 	mu      sync.Mutex
 	conn    net.Conn
 	framing atomic.Pointer[framingConn] // the connection's count, if it keeps one
+	wedged  *wedgedConns                // the Transport's, or nil: remembers what closeConn closed
+	// handedWedged reports whether the request got a connection closed as
+	// wedged before (see wedgedConns).
+	handedWedged atomic.Bool
 }
 
 // got records the request's connection and grants the request its
@@ -46,6 +50,9 @@ func (w *connWatch) got(info httptrace.GotConnInfo) {
 	w.mu.Lock()
 	w.conn = info.Conn
 	w.mu.Unlock()
+	if w.wedged != nil && w.wedged.has(info.Conn) {
+		w.handedWedged.Store(true)
+	}
 	if fc := framingOf(info.Conn); fc != nil {
 		fc.grant()
 		w.framing.Store(fc)
@@ -67,20 +74,28 @@ func (w *connWatch) delivered(n int) {
 	}
 }
 
-// closeConn closes the connection the request got, if any was reported.
+// closeConn closes the connection the request got, if any was reported,
+// as wedged: it is remembered first, so that a request the pool hands it
+// to before net/http has noticed the close is sent again (see
+// wedgedConns). Nothing can be written on a wedged connection meanwhile.
 func (w *connWatch) closeConn() {
 	w.mu.Lock()
 	c := w.conn
 	w.mu.Unlock()
-	if c != nil {
-		c.Close()
+	if c == nil {
+		return
 	}
+	if w.wedged != nil {
+		w.wedged.add(c)
+	}
+	c.Close()
 }
 
 // watchConn returns ctx with a client trace that records the request's
-// connection in w; hooks already in ctx still run.
-func watchConn(ctx context.Context) (context.Context, *connWatch) {
-	w := new(connWatch)
+// connection in a watch that remembers in wedged (nil: nowhere) the
+// connections it closes; hooks already in ctx still run.
+func watchConn(ctx context.Context, wedged *wedgedConns) (context.Context, *connWatch) {
+	w := &connWatch{wedged: wedged}
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: w.got}), w
 }
 
