@@ -54,8 +54,9 @@ import (
 // [http.TimeoutHandler]); a client that sends more than the drain takes is
 // disconnected, after the half-close and short wait of
 // [http.MaxBytesReader] where net/http's writer is reachable by Unwrap. A
-// request that expects "100 Continue" is not drained, nor, where a read
-// deadline ends it, a body rejected for its Timeout. In streaming mode a
+// request that expects "100 Continue" is not drained unless its body was
+// read (the 100 was then sent), nor, where a read deadline ends it, a body
+// rejected for its Timeout. In streaming mode a
 // handler that stops reading early is drained so too: its own answer
 // arrives as it would without the middleware, also when it came from the
 // handler's own [http.MaxBytesReader] (an MCP SDK's MaxRequestBodyBytes),
@@ -317,7 +318,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	}
 	x := m.start(w, r, b)
 	if e := x.admit(); e != nil {
-		m.reject(w, r, e)
+		m.reject(w, r, e, x.src.asked.Load())
 		return
 	}
 	defer x.body.Finish() // the handler has returned: its body is done with
@@ -378,14 +379,16 @@ func auditTools(c MiddlewareConfig) {
 	}
 }
 
-// reject answers a rejected body, then drains what is left of it.
-func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Error) {
-	m.answer(w, r, e, true)
+// reject answers a rejected body, then drains what is left of it; asked
+// reports whether the body was read (see drainAfterRejection).
+func (m *middleware) reject(w http.ResponseWriter, r *http.Request, e *limits.Error, asked bool) {
+	m.answer(w, r, e, true, asked)
 }
 
 // answer reports, logs and answers a rejected body; with drain, the rest
-// of the body is drained after the answer (see drainAfterRejection).
-func (m *middleware) answer(w http.ResponseWriter, r *http.Request, e *limits.Error, drain bool) {
+// of the body is drained after the answer (see drainAfterRejection, and
+// there for asked).
+func (m *middleware) answer(w http.ResponseWriter, r *http.Request, e *limits.Error, drain, asked bool) {
 	observe(m.cfg.Observe, r, OutcomeRejected, limits.Usage{}, e)
 	if m.cfg.Logger != nil {
 		m.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "boundhttp: request body rejected",
@@ -403,7 +406,7 @@ func (m *middleware) answer(w http.ResponseWriter, r *http.Request, e *limits.Er
 	closeAfterRejection(w, r)
 	m.cfg.Reject(w, r, e)
 	if drain {
-		drainAfterRejection(w, r, e.Stage == limits.StageTimeout)
+		drainAfterRejection(w, r, e.Stage == limits.StageTimeout, asked)
 	}
 }
 

@@ -1,10 +1,12 @@
 package boundhttp
 
 import (
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/boundhttp/boundhttp/decoding"
@@ -22,9 +24,24 @@ type exchange struct {
 	r2      *http.Request // as the handler gets it
 	b       limits.Budget
 	rc      *http.ResponseController
-	armed   bool // a read deadline is set on the connection
-	decoded bool // a coding is removed: the decoded length is unknown
+	armed   bool      // a read deadline is set on the connection
+	decoded bool      // a coding is removed: the decoded length is unknown
+	src     askedBody // the request's body, as the body reads it
 	body    body.Body
+}
+
+// askedBody is a request body that records whether it was ever read:
+// net/http sends "100 Continue" at the first Read of a request that
+// expects it, and the client then sends the whole body, which a rejection
+// must drain.
+type askedBody struct {
+	io.Reader
+	asked atomic.Bool
+}
+
+func (b *askedBody) Read(p []byte) (int, error) {
+	b.asked.Store(true)
+	return b.Reader.Read(p)
 }
 
 // start begins the exchange and sets the read deadline. The deadline is
@@ -47,7 +64,8 @@ func (x *exchange) admit() *limits.Error {
 		return err.(*limits.Error)
 	}
 	ce := strings.Join(x.r.Header.Values("Content-Encoding"), ",")
-	src := body.Source{Body: x.r.Body, Closer: x.r.Body, Encoding: ce, Budget: x.b, Mode: body.Whole,
+	x.src.Reader = x.r.Body
+	src := body.Source{Body: &x.src, Closer: x.r.Body, Encoding: ce, Budget: x.b, Mode: body.Whole,
 		JSON: x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type"))),
 		Ctx:  x.r.Context(), InFlightWait: x.m.cfg.InFlightWait, RC: x.rc, ArmedAt: x.armed}
 	if x.m.cfg.Streaming {
@@ -89,7 +107,7 @@ func (x *exchange) whole(next http.Handler) {
 			x.m.answerStalled(x.w, x.r, e)
 		case e != nil:
 			x.body.Finish() // its in-flight share is not held while the rest is drained
-			x.m.reject(x.w, x.r, e)
+			x.m.reject(x.w, x.r, e, x.src.asked.Load())
 		} // else the client is gone: no one to answer
 		return
 	}
@@ -159,7 +177,7 @@ func (x *exchange) stream(next http.Handler) {
 			// the writer it was given is not net/http's), or it answered
 			// without the body. Its answer must arrive as well as it
 			// would without this middleware.
-			drainAfterRejection(x.w, x.r, false)
+			drainAfterRejection(x.w, x.r, false, x.src.asked.Load())
 		}
 	case tw.wrote: // the handler answered: let its answer arrive too
 		if x.m.cfg.Observe != nil {
@@ -167,7 +185,7 @@ func (x *exchange) stream(next http.Handler) {
 		}
 		closeAfterRejection(x.w, x.r)
 		if idle {
-			drainAfterRejection(x.w, x.r, e.Stage == limits.StageTimeout)
+			drainAfterRejection(x.w, x.r, e.Stage == limits.StageTimeout, x.src.asked.Load())
 		}
 	default:
 		// The handler's answer never started: the framing it meant for
@@ -180,7 +198,7 @@ func (x *exchange) stream(next http.Handler) {
 				h[k] = before[i]
 			}
 		}
-		x.m.answer(x.w, withPattern(x.r, x.r2), e, idle)
+		x.m.answer(x.w, withPattern(x.r, x.r2), e, idle, x.src.asked.Load())
 	}
 }
 

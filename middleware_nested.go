@@ -26,7 +26,7 @@ func (m *middleware) nested(next http.Handler, w http.ResponseWriter, r *http.Re
 		return false
 	}
 	if e != nil {
-		m.reject(w, r, e)
+		m.reject(w, r, e, true) // the outer one read it
 		return true
 	}
 	if m.cfg.Observe != nil {

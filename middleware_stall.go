@@ -64,5 +64,5 @@ func (stalledRead) Temporary() bool { return true }
 // stalled one; net/http sends the answer of a Connection: close exchange
 // without touching the body.
 func (m *middleware) answerStalled(w http.ResponseWriter, r *http.Request, e *limits.Error) {
-	m.answer(w, r, e, false)
+	m.answer(w, r, e, false, true)
 }

@@ -49,8 +49,9 @@ const (
 //     it and reads and discards the rest of the body within drainMaxBytes
 //     and drainMaxTime. This holds whatever wraps the writer: a body that
 //     ends within the bounds leaves nothing unread, and the close is clean.
-//     A request that expects "100 Continue" is not drained (the client has
-//     not sent the body, and reading would ask for it).
+//     A request that expects "100 Continue" is not drained unless its body
+//     was read (the client has not sent the body, and reading would ask
+//     for it); once read, net/http sent the 100 and the client sends it all.
 //
 // On HTTP/2 and later, Connection: close would make the server send GOAWAY
 // and fail every stream multiplexed on the connection: nothing is done, and
@@ -81,9 +82,11 @@ func closeAfterRejection(w http.ResponseWriter, r *http.Request) {
 // ReadTimeout ends it; the answer is sent meanwhile, because net/http
 // writes the answer of a Connection: close exchange without touching the
 // body. A body rejected for its Timeout (timedOut) is drained only where no
-// read deadline can be set.
-func drainAfterRejection(w http.ResponseWriter, r *http.Request, timedOut bool) {
-	if r.ProtoMajor >= 2 || r.Body == nil || r.Body == http.NoBody || expectsContinue(r) {
+// read deadline can be set. A request that expects "100 Continue" is
+// drained only if its body was asked for (read at least once: net/http
+// then sent the 100, and the client sends the body).
+func drainAfterRejection(w http.ResponseWriter, r *http.Request, timedOut, asked bool) {
+	if r.ProtoMajor >= 2 || r.Body == nil || r.Body == http.NoBody || (expectsContinue(r) && !asked) {
 		return
 	}
 	rc := http.NewResponseController(w)

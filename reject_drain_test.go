@@ -254,3 +254,52 @@ func TestDrainLeavesHijackedConnAlone(t *testing.T) {
 		t.Fatal("the hijacked connection's goroutine never finished")
 	}
 }
+
+// TestExpectContinueBodyDrainedOnceAsked pins the trap of skipping the
+// drain for every request that expects "100 Continue": once the
+// middleware has read a byte of the body, net/http has sent the 100 and
+// the client sends the whole body (curl does so for every upload over
+// 1 MiB). A rejection then must drain it like any other, or the close
+// with unread bytes resets the connection under the client's upload
+// (curl: "Send failure: Connection reset by peer", no status) behind a
+// recorder without Unwrap.
+func TestExpectContinueBodyDrainedOnceAsked(t *testing.T) {
+	t.Parallel()
+	mw := boundhttp.Middleware(limits.Budget{MaxWireBytes: 64 << 20, MaxDecodedBytes: 64 << 10})
+	s := httptest.NewUnstartedServer(recorded(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("handler called for a rejected body")
+	}))))
+	cl := &countingListener{Listener: s.Listener, closed: make(chan time.Time, 1)}
+	s.Listener = cl
+	s.Start()
+	defer s.Close()
+	c, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	const size = 8 << 20
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", size)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusContinue {
+		t.Fatalf("before the body: %v, %v; want 100 Continue", resp, err)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := c.Write(make([]byte, size))
+		wrote <- err
+	}()
+	resp, err = http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("after the body: %v, %v; want 413", resp, err)
+	}
+	if err := <-wrote; err != nil {
+		t.Errorf("the client's upload failed: %v; want it read to its end by the drain", err)
+	}
+	<-cl.closed
+	if read := cl.read.Load(); read < size {
+		t.Errorf("the server read %d bytes of a rejected %d-byte body the client was asked for, want all of it drained", read, size)
+	}
+}
