@@ -56,7 +56,8 @@ type ResponseCapConfig struct {
 	// not be used after the handler returns.
 	//
 	// An event stream (Content-Type text/event-stream when the status is
-	// set) is capped per event, not as a whole: it is a session's channel
+	// set, and still when the held response is sent) is capped per event,
+	// not as a whole: it is a session's channel
 	// (an MCP streamable-HTTP server's GET stream carries every
 	// notification and keep-alive ping for as long as the session lives),
 	// and what a client holds at once is one event. Each event, from its

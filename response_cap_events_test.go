@@ -74,3 +74,39 @@ func TestResponseCapHoldsEachEventOfAStream(t *testing.T) {
 		}
 	}
 }
+
+// TestEventCapFollowsContentTypeSent pins the trap of a per-event cap
+// chosen from a header the client never gets: the cap holds the status
+// and sends the header as it stands when the response is sent, so a
+// handler that declared text/event-stream at WriteHeader and then set
+// another Content-Type sends a body that is not an event stream, and its
+// whole must stay within the cap, however it is cut by blank lines.
+func TestEventCapFollowsContentTypeSent(t *testing.T) {
+	t.Parallel()
+	for _, flush := range []bool{false, true} {
+		h := boundhttp.ResponseCap(100)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.Header().Set("Content-Type", "application/json")
+			for range 10 { // 10 "events" of 50 bytes: 500 bytes under a 100-byte cap
+				if _, err := io.WriteString(w, sseEvent(50, "\n")); err != nil {
+					return
+				}
+				if flush {
+					http.NewResponseController(w).Flush()
+				}
+			}
+		}))
+		s := httptest.NewServer(h)
+		resp, err := http.Get(s.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		s.Close()
+		if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") && len(got) > 100 {
+			t.Errorf("flush %v: a %s body of %d bytes passed a 100-byte cap as if it were an event stream", flush, ct, len(got))
+		}
+	}
+}

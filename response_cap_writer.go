@@ -196,6 +196,11 @@ func (c *capWriter) Write(p []byte) (int, error) {
 			return 0, c.breach(e)
 		}
 	}
+	if c.state == capHolding {
+		if e := c.eventsAsSent(); e != nil {
+			return 0, c.breach(e)
+		}
+	}
 	if c.events && bodyAllowed(c.code) {
 		if e := c.event.scan(p, c.limit); e != nil {
 			return 0, c.breach(e)
@@ -234,6 +239,9 @@ func (c *capWriter) commit() error {
 	if e := c.declared(); e != nil {
 		return c.breach(e)
 	}
+	if e := c.eventsAsSent(); e != nil {
+		return c.breach(e)
+	}
 	c.state = capCommitted
 	c.closeDelimited = c.r.ProtoMajor == 1 && (!c.r.ProtoAtLeast(1, 1) ||
 		strings.EqualFold(strings.TrimSpace(c.w.Header().Get("Transfer-Encoding")), "identity"))
@@ -247,6 +255,23 @@ func (c *capWriter) commit() error {
 	_, err := c.w.Write(c.hold[:c.nheld])
 	c.release()
 	return err
+}
+
+// eventsAsSent keeps the per-event cap only while the header, sent as it
+// stands when the response is committed, still declares an event stream:
+// a handler that set another Content-Type after WriteHeader sends a body
+// that is not one, and its whole is capped from then on. It returns the
+// breach of the bytes already held, if they pass the cap as a whole.
+// Called only while nothing was sent.
+func (c *capWriter) eventsAsSent() *limits.Error {
+	if !c.events || declaresEventStream(c.w.Header()) {
+		return nil
+	}
+	c.events = false
+	if c.written > c.limit {
+		return &limits.Error{Stage: limits.StageResponse, Limit: c.limit, Observed: c.written}
+	}
+	return nil
 }
 
 // release puts the hold buffer back, dropping what it held.
