@@ -139,7 +139,11 @@ type MiddlewareConfig struct {
 	// (or use streaming mode) to label by pattern; a whole body checked by
 	// a Middleware around the mux is reported before the mux runs, with its
 	// path, which as a label can take as many values as clients send. It must not block, and must be safe for
-	// concurrent use. Requests without a body are not reported.
+	// concurrent use. Requests without a body are not reported. Nested
+	// Middleware (one around the mux, one on a route) each report the
+	// body they see: one hook set on both counts a body twice (accepted by
+	// the outer, then accepted or rejected by the inner); set it on one
+	// layer, or tell them apart in the hook.
 	Observe func(Outcome)
 
 	// DecodeOptions are passed to the decoder of every body; NewMiddleware
