@@ -7,14 +7,17 @@ import (
 	"sync"
 )
 
-// newCodec returns a decoder of coding name reading src. It reads nothing.
-func newCodec(name string, src io.Reader, d *Reader) (codec, error) {
+// newCodec returns a decoder of layer l's coding reading its source. It
+// reads nothing.
+func newCodec(l *layer, d *Reader) (codec, error) {
+	name, src := l.name, l.src
 	switch name {
 	case "identity":
 		if d.cfg.requireChecksum {
 			return &unverifiable{src: src}, nil
 		}
-		return identity{src}, nil
+		l.ident = identity{src}
+		return &l.ident, nil
 	case "gzip":
 		if err := d.chargeDecoder(FlateState, name, false); err != nil {
 			return nil, err

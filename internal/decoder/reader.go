@@ -341,6 +341,7 @@ type layer struct {
 	dec     codec
 	out     int64
 	max     int64
+	ident   identity // the codec of an identity layer: it lives here, not boxed on the heap
 }
 
 // A codec decodes one coding. Its Read returns io.EOF only after the stream
@@ -357,7 +358,7 @@ func (l *layer) Read(p []byte) (int, error) {
 		return 0, d.fault
 	}
 	if l.dec == nil {
-		dec, err := newCodec(l.name, l.src, d)
+		dec, err := newCodec(l, d)
 		if err != nil {
 			return 0, l.fail(err)
 		}
