@@ -23,7 +23,9 @@ type exchange struct {
 	r       *http.Request // as it arrived
 	r2      *http.Request // as the handler gets it
 	b       limits.Budget
-	rc      *http.ResponseController
+	rc      *http.ResponseController // points to rcv
+	rcv     http.ResponseController
+	uctx    usageCtx  // r2's context
 	armed   bool      // a read deadline is set on the connection
 	decoded bool      // a coding is removed: the decoded length is unknown
 	src     askedBody // the request's body, as the body reads it
@@ -50,7 +52,9 @@ func (b *askedBody) Read(p []byte) (int, error) {
 // it closes, and a client that stalls must not hold that read (and the
 // connection) open past Budget.Timeout.
 func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budget) *exchange {
-	x := &exchange{m: m, w: w, r: r, b: b, rc: http.NewResponseController(w)}
+	x := &exchange{m: m, w: w, r: r, b: b}
+	x.rcv = *http.NewResponseController(w) // inlined: no allocation of its own
+	x.rc = &x.rcv
 	if b.Timeout > 0 {
 		x.armed = x.rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
 	}
@@ -85,7 +89,7 @@ func (x *exchange) admit() *limits.Error {
 		}
 	}
 	x.decoded = len(codings) > 0
-	x.r2 = x.r.WithContext(withUsage(x.r.Context(), x.body.Usage())) // a shallow copy
+	x.r2 = x.r.WithContext(x.uctx.set(x.r.Context(), x.body.Usage())) // a shallow copy
 	x.r2.TransferEncoding = nil
 	x.r2.GetBody = nil
 	if x.decoded {
