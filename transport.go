@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"time"
@@ -275,11 +276,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(req.Context())
-	rb := new(body.Body) // its usage record goes out with the request
+	tr := new(trip)
+	rb := &tr.body // its usage record goes out with the request
 	rb.Usage().SetCharCap(b.MaxDecodedRunes)
-	ctx, conn := watchConn(ctx, &t.wedged)
-	headers := t.startHeaderTimer(cancel)
-	resp, err := t.send(req, withUsage(ctx, rb.Usage()), conn)
+	conn := &tr.watch
+	ctx = conn.watch(ctx, &tr.trace, &t.wedged)
+	headers := t.startHeaderTimer(&tr.headers, cancel, conn)
+	resp, err := t.send(req, tr.uctx.set(ctx, rb.Usage()), conn)
 	if err = headers.stop(resp, err); err != nil {
 		cancel()
 		// net/http's errors quote what the peer sent (a malformed header
@@ -302,7 +305,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return resp, nil
 	}
-	resp.Body = guardBody(ctx, resp.Body, conn)
+	resp.Body = guardBody(&tr.guard, ctx, resp.Body, conn, headers)
 	src := body.Source{Budget: b, Mode: t.mode(req, resp), Ctx: ctx, InFlightWait: -1, Cancel: cancel}
 	if src.Budget.Timeout == 0 && src.Mode != body.Stream {
 		src.Budget.Timeout = time.Duration(bodyTimeoutDefault.Load()) // see DefaultBodyTimeout
@@ -326,6 +329,18 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = rb
 	return resp, nil
+}
+
+// trip is the state of one RoundTrip, allocated as one: its parts live as
+// long as each other (the response body holds them all), and none is
+// pooled.
+type trip struct {
+	body    body.Body
+	watch   connWatch
+	trace   httptrace.ClientTrace
+	uctx    usageCtx
+	headers headerTimer
+	guard   connBody
 }
 
 // mode returns how the body of resp reaches the caller: streamed when the

@@ -91,12 +91,13 @@ func (w *connWatch) closeConn() {
 	c.Close()
 }
 
-// watchConn returns ctx with a client trace that records the request's
-// connection in a watch that remembers in wedged (nil: nowhere) the
+// watch returns ctx with a client trace (held in tr) that records the
+// request's connection in w, which remembers in wedged (nil: nowhere) the
 // connections it closes; hooks already in ctx still run.
-func watchConn(ctx context.Context, wedged *wedgedConns) (context.Context, *connWatch) {
-	w := &connWatch{wedged: wedged}
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: w.got}), w
+func (w *connWatch) watch(ctx context.Context, tr *httptrace.ClientTrace, wedged *wedgedConns) context.Context {
+	w.wedged = wedged
+	tr.GotConn = w.got
+	return httptrace.WithClientTrace(ctx, tr)
 }
 
 // connBody is the body a base transport returned, made to end when the
@@ -117,12 +118,16 @@ type connBody struct {
 	closing atomic.Bool
 	done    chan struct{}
 	err     error // of the close; read after done
+	// wedge closes the connection if the Close in progress does not
+	// return within abortGrace.
+	wedge *headerTimer
 }
 
-// guardBody wraps the body of resp's request, whose context is ctx and
-// whose connection w watches.
-func guardBody(ctx context.Context, body io.ReadCloser, w *connWatch) *connBody {
-	b := &connBody{ReadCloser: body, ctx: ctx, w: w, done: make(chan struct{})}
+// guardBody makes b the guard of the body of resp's request, whose context
+// is ctx and whose connection w watches; wedge guards b's Close (see
+// [headerTimer.guardClose]).
+func guardBody(b *connBody, ctx context.Context, body io.ReadCloser, w *connWatch, wedge *headerTimer) *connBody {
+	b.ReadCloser, b.ctx, b.w, b.done, b.wedge = body, ctx, w, make(chan struct{}), wedge
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.stop = context.AfterFunc(ctx, func() {
@@ -177,9 +182,9 @@ func (b *connBody) Close() error {
 	if t := b.timer.Load(); t != nil {
 		t.Stop()
 	}
-	wedged := time.AfterFunc(abortGrace, b.w.closeConn)
+	b.wedge.guardClose(abortGrace)
 	b.err = b.ReadCloser.Close()
-	wedged.Stop()
+	b.wedge.closed()
 	close(b.done)
 	return b.err
 }

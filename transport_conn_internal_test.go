@@ -20,7 +20,10 @@ import (
 func TestClosedBodyArmsNoAbortTimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		b := guardBody(ctx, io.NopCloser(strings.NewReader("hello")), new(connWatch))
+		w := new(connWatch)
+		h := new(Transport).startHeaderTimer(new(headerTimer), cancel, w)
+		h.stop(nil, nil)
+		b := guardBody(new(connBody), ctx, io.NopCloser(strings.NewReader("hello")), w, h)
 		cancel()
 		b.Close()
 		synctest.Wait() // the context's watch has run

@@ -9,15 +9,10 @@ import (
 
 type usageKey struct{}
 
-// withUsage returns ctx carrying a body's usage record, where [UsageOf]
-// finds it.
-func withUsage(ctx context.Context, u *body.Usage) context.Context {
-	return context.WithValue(ctx, usageKey{}, u)
-}
-
-// usageCtx is a context carrying a body's usage record, as [withUsage]
-// returns, made to live inside the struct that owns the record instead of
-// in an allocation of its own. Its Done, Err and Deadline are its parent's,
+// usageCtx is a context carrying a body's usage record under usageKey,
+// where [UsageOf] finds it: what context.WithValue would return, made to
+// live inside the struct that owns the record instead of in an allocation
+// of its own. Its Done, Err and Deadline are its parent's,
 // so the context package sees through it to the parent's cancellation (no
 // goroutine of its own is started for a context derived from it).
 type usageCtx struct {
