@@ -71,8 +71,26 @@ func (t *Transport) streams(req *http.Request, resp *http.Response) bool {
 
 // isEventStream reports whether resp is a server-sent event stream.
 func isEventStream(resp *http.Response) bool {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ct := resp.Header.Get("Content-Type")
+	if !containsFold(ct, "event-stream") {
+		// mime.ParseMediaType (a map per call) cannot find the type:
+		// it lowercases the type, and only ASCII letters lowercase to
+		// the letters of "event-stream".
+		return false
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
 	return mt == "text/event-stream"
+}
+
+// containsFold reports whether s contains sub, ASCII letters matched
+// without regard to case (and whatever else [strings.EqualFold] matches).
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // acceptsEventStream reports whether h's Accept names text/event-stream
