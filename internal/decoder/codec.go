@@ -22,7 +22,8 @@ func newCodec(l *layer, d *Reader) (codec, error) {
 		if err := d.chargeDecoder(FlateState, name, false); err != nil {
 			return nil, err
 		}
-		return newGzip(src, d.cfg.maxMembers), nil
+		l.gz = gzipCodec{src: src, maxMembers: d.cfg.maxMembers}
+		return &l.gz, nil
 	case "deflate":
 		if err := d.chargeDecoder(FlateState, name, false); err != nil {
 			return nil, err

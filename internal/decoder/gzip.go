@@ -26,10 +26,6 @@ type gzipCodec struct {
 	done       bool
 }
 
-func newGzip(src io.Reader, maxMembers int) *gzipCodec {
-	return &gzipCodec{src: src, maxMembers: maxMembers}
-}
-
 func (g *gzipCodec) Read(p []byte) (int, error) {
 	if g.done {
 		return 0, io.EOF

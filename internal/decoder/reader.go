@@ -341,7 +341,10 @@ type layer struct {
 	dec     codec
 	out     int64
 	max     int64
-	ident   identity // the codec of an identity layer: it lives here, not boxed on the heap
+	// The codecs that live in their layer instead of an allocation of
+	// their own: the layer is the Reader's, which owns them.
+	ident identity
+	gz    gzipCodec
 }
 
 // A codec decodes one coding. Its Read returns io.EOF only after the stream
