@@ -116,8 +116,8 @@ type connBody struct {
 	aborted atomic.Bool  // closed by the watch, not by its owner
 	reading atomic.Int32 // Reads in progress in net/http
 	closing atomic.Bool
-	done    chan struct{}
-	err     error // of the close; read after done
+	done    sync.WaitGroup // held from guardBody until the first Close returned
+	err     error          // of the close; read after done
 	// wedge closes the connection if the Close in progress does not
 	// return within abortGrace.
 	wedge *headerTimer
@@ -127,7 +127,8 @@ type connBody struct {
 // is ctx and whose connection w watches; wedge guards b's Close (see
 // [headerTimer.guardClose]).
 func guardBody(b *connBody, ctx context.Context, body io.ReadCloser, w *connWatch, wedge *headerTimer) *connBody {
-	b.ReadCloser, b.ctx, b.w, b.done, b.wedge = body, ctx, w, make(chan struct{}), wedge
+	b.ReadCloser, b.ctx, b.w, b.wedge = body, ctx, w, wedge
+	b.done.Add(1)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.stop = context.AfterFunc(ctx, func() {
@@ -173,7 +174,7 @@ func (b *connBody) Read(p []byte) (int, error) {
 // has to. A second Close waits for the first.
 func (b *connBody) Close() error {
 	if b.closing.Swap(true) {
-		<-b.done
+		b.done.Wait()
 		return b.err
 	}
 	b.mu.Lock()
@@ -185,6 +186,6 @@ func (b *connBody) Close() error {
 	b.wedge.guardClose(abortGrace)
 	b.err = b.ReadCloser.Close()
 	b.wedge.closed()
-	close(b.done)
+	b.done.Done()
 	return b.err
 }

@@ -33,3 +33,48 @@ func TestClosedBodyArmsNoAbortTimer(t *testing.T) {
 		}
 	})
 }
+
+// blockingCloser is a body whose Close blocks until release is closed.
+type blockingCloser struct {
+	io.Reader
+	release chan struct{}
+}
+
+func (c *blockingCloser) Close() error { <-c.release; return nil }
+
+// TestSecondCloseWaitsForFirst pins the trap of a second Close that
+// returns while the first is still closing the connection's body: a caller
+// that closed the body (or the Transport's abort that did) could reuse
+// what the body guards, or report it closed, while net/http still closes
+// it. Time is synthetic here (testing/synctest), so the check is exact.
+func TestSecondCloseWaitsForFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		w := new(connWatch)
+		h := new(Transport).startHeaderTimer(new(headerTimer), cancel, w)
+		h.stop(nil, nil)
+		src := &blockingCloser{Reader: strings.NewReader("hello"), release: make(chan struct{})}
+		b := guardBody(new(connBody), ctx, src, w, h)
+		go b.Close()
+		synctest.Wait() // the first Close is blocked in the source's Close
+		second := make(chan struct{})
+		go func() {
+			b.Close()
+			close(second)
+		}()
+		synctest.Wait()
+		select {
+		case <-second:
+			t.Fatal("a second Close returned while the first was still closing the body")
+		default:
+		}
+		close(src.release)
+		synctest.Wait()
+		select {
+		case <-second:
+		default:
+			t.Fatal("the second Close did not return once the first had")
+		}
+	})
+}
