@@ -321,7 +321,7 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		return
 	}
 	x := m.start(w, r, b)
-	if e := x.admit(); e != nil {
+	if e := x.admit(b); e != nil {
 		m.reject(w, r, e, x.src.asked.Load())
 		return
 	}

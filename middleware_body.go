@@ -22,9 +22,8 @@ type exchange struct {
 	w       http.ResponseWriter
 	r       *http.Request // as it arrived
 	r2      *http.Request // as the handler gets it
-	b       limits.Budget
-	rc      *http.ResponseController // points to rcv
-	rcv     http.ResponseController
+	timeout time.Duration // the budget's Timeout
+	rc      http.ResponseController
 	uctx    usageCtx  // r2's context
 	armed   bool      // a read deadline is set on the connection
 	decoded bool      // a coding is removed: the decoded length is unknown
@@ -52,9 +51,8 @@ func (b *askedBody) Read(p []byte) (int, error) {
 // it closes, and a client that stalls must not hold that read (and the
 // connection) open past Budget.Timeout.
 func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budget) *exchange {
-	x := &exchange{m: m, w: w, r: r, b: b}
-	x.rcv = *http.NewResponseController(w) // inlined: no allocation of its own
-	x.rc = &x.rcv
+	x := &exchange{m: m, w: w, r: r, timeout: b.Timeout}
+	x.rc = *http.NewResponseController(w) // inlined: no allocation of its own
 	if b.Timeout > 0 {
 		x.armed = x.rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
 	}
@@ -62,16 +60,16 @@ func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budg
 }
 
 // admit checks what the headers declare (length, codings) and opens the
-// body, or returns the rejection to answer.
-func (x *exchange) admit() *limits.Error {
-	if err := x.b.CheckContentLength(x.r.ContentLength); err != nil {
+// body under b, or returns the rejection to answer.
+func (x *exchange) admit(b limits.Budget) *limits.Error {
+	if err := b.CheckContentLength(x.r.ContentLength); err != nil {
 		return err.(*limits.Error)
 	}
 	ce := strings.Join(x.r.Header.Values("Content-Encoding"), ",")
 	x.src.Reader = x.r.Body
-	src := body.Source{Body: &x.src, Closer: x.r.Body, Encoding: ce, Budget: x.b, Mode: body.Whole,
+	src := body.Source{Body: &x.src, Closer: x.r.Body, Encoding: ce, Budget: b, Mode: body.Whole,
 		JSON: x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type"))),
-		Ctx:  x.r.Context(), InFlightWait: x.m.cfg.InFlightWait, RC: x.rc, ArmedAt: x.armed}
+		Ctx:  x.r.Context(), InFlightWait: x.m.cfg.InFlightWait, RC: &x.rc, ArmedAt: x.armed}
 	if x.m.cfg.Streaming {
 		src.Mode = body.Stream
 	}

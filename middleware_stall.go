@@ -19,7 +19,7 @@ import (
 // server's ReadTimeout ends it); the Finish the handler's return calls
 // releases them then, as the body's guard allows.
 func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
-	if x.armed || x.b.Timeout <= 0 {
+	if x.armed || x.timeout <= 0 {
 		if x.body.ReadAll() == nil {
 			return nil, true, false
 		}
@@ -27,7 +27,7 @@ func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- x.body.ReadAll() }()
-	t := time.NewTimer(x.b.Timeout)
+	t := time.NewTimer(x.timeout)
 	defer t.Stop()
 	for grace := false; ; grace = true { // two rounds at most
 		select {
@@ -39,7 +39,7 @@ func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
 		case <-t.C:
 		}
 		if grace {
-			ms := x.b.Timeout.Milliseconds()
+			ms := x.timeout.Milliseconds()
 			return &limits.Error{Stage: limits.StageTimeout, Limit: ms, Observed: ms, Err: errStalledRead}, false, true
 		}
 		// A read that still gets bytes ends by itself at its next read,
