@@ -65,7 +65,9 @@ import (
 //
 // Nested, as a global Middleware around a mux and another on one route:
 // the inner one finds the body the outer one verified whole, and does not
-// read, decode or charge it to InFlight again; it applies only what it
+// read, decode or charge it to InFlight again, whatever InFlight each
+// names (the charge stays on the outer one's, until its handler returns,
+// and the inner one's InFlight is not checked); it applies only what it
 // holds stricter: its MaxWireBytes and MaxDecodedBytes to the bytes the
 // outer one counted, and its JSON check. A body the server's own reader fails on is answered
 // too: a

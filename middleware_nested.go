@@ -9,11 +9,12 @@ import (
 
 // nested serves a request whose body an outer Middleware already read,
 // decoded, verified and charged (a global Middleware around a mux, and
-// another on one route): it reports false for any other request, and for
-// a body the outer one charges to another in-flight budget. The body is
-// taken over ([body.Body.Adopt]), not read, decoded or charged again; only
-// what this Middleware holds stricter applies: its budget to the numbers
-// the outer one counted, and its JSON check. The outer layer's
+// another on one route): it reports false for any other request. The body
+// is taken over ([body.Body.Adopt]), not read, decoded or charged again,
+// whatever in-flight budget each layer names: the charge stays on the
+// outer layer's budget, which holds it until the outer handler returns.
+// Only what this Middleware holds stricter applies: its budget to the
+// numbers the outer one counted, and its JSON check. The outer layer's
 // Content-Length (the decoded size) is never checked as wire bytes.
 func (m *middleware) nested(next http.Handler, w http.ResponseWriter, r *http.Request, b limits.Budget) bool {
 	ob, ok := r.Body.(*body.Body)

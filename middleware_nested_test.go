@@ -126,3 +126,64 @@ func TestNestedMiddlewareAppliesStricterInner(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedMiddlewareAdoptsAcrossInFlightBudgets pins the trap of an inner
+// Middleware that takes over the outer one's verified body only when both
+// charge the same InFlight: with another budget (or none named, the
+// process default) it read the body again and took the outer's
+// Content-Length, the decoded size, for wire bytes, refusing a valid
+// compressed body 413. The charge stays on the outer layer's budget; the
+// inner one charges nothing and still applies what it holds stricter.
+func TestNestedMiddlewareAdoptsAcrossInFlightBudgets(t *testing.T) {
+	t.Parallel()
+	data := []byte("[\"" + strings.Repeat("a", 1<<20-4) + "\"]") // 1 MiB decoded, about 1 KiB of gzip
+	wire := encode("gzip", data)
+	outerBudget := limits.Budget{MaxWireBytes: 4 << 20, MaxDecodedBytes: 4 << 20}
+	innerBudget := limits.Budget{MaxWireBytes: 512 << 10, MaxDecodedBytes: 2 << 20}
+	for _, tt := range []struct {
+		name     string
+		sameF    bool // the inner layer names the outer's InFlight
+		noInnerF bool // the inner layer names none (DefaultServerInFlight)
+		inner    limits.Budget
+		status   int
+		stage    string
+	}{
+		{"same InFlight", true, false, innerBudget, 200, ""},
+		{"different InFlight", false, false, innerBudget, 200, ""},
+		{"inner without InFlight", false, true, innerBudget, 200, ""},
+		{"inner stricter, different InFlight", false, false,
+			limits.Budget{MaxWireBytes: 512 << 10, MaxDecodedBytes: 1<<20 - 1}, 413, "decoded"},
+		{"inner wire stricter, different InFlight", false, false,
+			limits.Budget{MaxWireBytes: int64(len(wire)) - 1, MaxDecodedBytes: 2 << 20}, 413, "wire"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			of, inf := limits.NewInFlight(64<<20), limits.NewInFlight(64<<20)
+			inner := boundhttp.MiddlewareConfig{Budget: tt.inner, InFlight: inf}
+			switch {
+			case tt.sameF:
+				inner.InFlight = of
+			case tt.noInnerF:
+				inner.InFlight = nil
+			}
+			s := nestedServer(t, boundhttp.MiddlewareConfig{Budget: outerBudget, InFlight: of}, inner)
+			status, answer := postJSON(t, s.URL+"/route", "gzip", wire)
+			if tt.status == 200 {
+				if want := sum(data); status != 200 || answer != want {
+					t.Fatalf("%d wire bytes of gzip, %d decoded: %d %.120q, want 200 %q", len(wire), len(data), status, answer, want)
+				}
+			} else if status != tt.status || string(problem(t, answer).Stage) != tt.stage {
+				t.Fatalf("%d wire bytes of gzip, %d decoded: %d %.120q, want %d %s", len(wire), len(data), status, answer, tt.status, tt.stage)
+			}
+			if !tt.sameF && inf.Peak() != 0 {
+				t.Errorf("the inner layer's InFlight peaked at %d, want 0 (the body is charged to the outer's)", inf.Peak())
+			}
+			if of.Peak() < int64(len(data)) {
+				t.Errorf("the outer layer's InFlight peaked at %d, want at least the %d decoded bytes", of.Peak(), len(data))
+			}
+			if of.InUse() != 0 {
+				t.Errorf("outer InFlight InUse() = %d after the request, want 0", of.InUse())
+			}
+		})
+	}
+}

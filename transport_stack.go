@@ -20,7 +20,7 @@ import (
 func (t *Transport) adopt(cfg *body.Config, b limits.Budget, resp *http.Response, rb *body.Body,
 	cancel context.CancelFunc) (bool, error) {
 	ib, ok := resp.Body.(*body.Body)
-	if !ok {
+	if !ok || !ib.SameInFlight(cfg) {
 		return false, nil
 	}
 	ok, e := ib.Adopt(cfg, b, cfg.JSON != nil && isJSON(resp.Header.Get("Content-Type")))

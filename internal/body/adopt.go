@@ -7,11 +7,13 @@ import (
 
 // Adopt takes b over for another layer of the same side, configured by
 // cfg with budget bud: a body that a layer below handed on (a Transport
-// whose Base is another Transport). It reports false, and changes nothing,
-// unless b is a whole body read to its end and not yet read from, whose
-// in-flight charge goes to the budget cfg charges (or both charge none).
-// Then b is not read, decoded or charged again, its charge carries over
-// to the new owner, and only what bud and cfg hold stricter is checked:
+// whose Base is another Transport, a Middleware inside another). It
+// reports false, and changes nothing, unless b is a whole body read to its
+// end and not yet read from. Then b is not read, decoded or charged again,
+// its in-flight charge stays on the budget that b's own layer charged,
+// whatever budget cfg charges (a caller that needs the same one checks
+// [Body.SameInFlight] first), and only what bud and cfg hold stricter is
+// checked:
 // the numbers b counted (see [decoder.Recheck]) and, when json is set, the
 // shape against cfg.JSON. The breach, if any, is returned; b stays open
 // for its caller to Close. Reading b again instead would make the second
@@ -23,8 +25,7 @@ func (b *Body) Adopt(cfg *Config, bud limits.Budget, json bool) (bool, *limits.E
 	}
 	done := false
 	defer func() { b.leave(done) }()
-	if !b.Whole() || b.cfg.Side != cfg.Side || !b.full || b.err != nil || b.i != 0 || b.off != 0 ||
-		!b.cfg.Decoder.SameInFlight(&cfg.Decoder) {
+	if !b.Whole() || b.cfg.Side != cfg.Side || !b.full || b.err != nil || b.i != 0 || b.off != 0 {
 		done = true
 		return false, nil
 	}
@@ -36,6 +37,11 @@ func (b *Body) Adopt(cfg *Config, bud limits.Budget, json bool) (bool, *limits.E
 	done = true
 	return true, e
 }
+
+// SameInFlight reports whether b charges the in-flight budget that bodies
+// of cfg charge (or both charge none). b's configuration is fixed once it
+// is open: safe for concurrent use.
+func (b *Body) SameInFlight(cfg *Config) bool { return b.cfg.Decoder.SameInFlight(&cfg.Decoder) }
 
 // shapeError is the rejection of a shape check's error: its breach, or a
 // syntax error as stage integrity.
