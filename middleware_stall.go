@@ -25,14 +25,29 @@ func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
 		}
 		return x.body.Breach(), false, false
 	}
-	done := make(chan error, 1)
-	go func() { done <- x.body.ReadAll() }()
+	done := make(chan readResult, 1)
+	go func() {
+		var res readResult
+		defer func() {
+			if p := recover(); p != nil {
+				res.panicked, res.value = true, p
+			}
+			done <- res
+		}()
+		res.err = x.body.ReadAll()
+	}()
 	t := time.NewTimer(x.timeout)
 	defer t.Stop()
 	for grace := false; ; grace = true { // two rounds at most
 		select {
-		case err := <-done:
-			if err == nil {
+		case res := <-done:
+			if res.panicked {
+				// The handler's goroutine panics as an inline read would
+				// (net/http recovers it there); a panic on the read's own
+				// goroutine would end the process.
+				panic(res.value)
+			}
+			if res.err == nil {
 				return nil, true, false
 			}
 			return x.body.Breach(), false, false
@@ -47,6 +62,16 @@ func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
 		// one that waits drainIdle more is taken as stalled.
 		t.Reset(drainIdle)
 	}
+}
+
+// readResult is the end of a read run apart: its error, or the panic it
+// recovered. An abandoned read's panic is dropped: the body's guard and
+// in-flight share are released by the body itself, and the exchange was
+// already answered.
+type readResult struct {
+	err      error
+	panicked bool
+	value    any
 }
 
 // errStalledRead is the cause of a timeout answered while the body's read
