@@ -26,7 +26,11 @@ import (
 //
 // Budget.Timeout bounds the time to read the body from the moment the
 // middleware starts reading it (in streaming mode, from the handler's
-// first Read), through [http.ResponseController] read deadlines; the
+// first Read), through [http.ResponseController] read deadlines. A zero
+// Timeout is [DefaultBodyTimeout] (60 s) in whole-body mode, as in a
+// [Transport], so that stalled bodies cannot hold the in-flight budget as
+// long as they like; in streaming mode it stays "none": the handler paces
+// the body, and bounds it with its own deadline or context. The
 // deadline is cleared once the body verified, and replaced by the drain's
 // after a rejection. Where the ResponseWriter does not support read
 // deadlines (http.ErrNotSupported: a wrapper without Unwrap), the timeout
@@ -41,7 +45,8 @@ import (
 // clients that send headers slowly hold connections as long as they like.
 // [http.Server.ReadTimeout] ends a body read no read deadline reaches
 // (behind a writer without Unwrap, and the drain of a rejected body there):
-// set it above Budget.Timeout plus the drain's 5 s. IdleTimeout bounds
+// set it above Budget.Timeout (by default [DefaultBodyTimeout]) plus the
+// drain's 5 s. IdleTimeout bounds
 // keep-alive connections between requests. WriteTimeout is not relied on,
 // and would end long-lived event streams (an MCP session's GET).
 //
@@ -90,6 +95,8 @@ func Middleware(b limits.Budget) func(http.Handler) http.Handler {
 // MiddlewareConfig is the fuller form of [Middleware].
 type MiddlewareConfig struct {
 	// Budget is charged by every request body, unless BudgetFor is set.
+	// Its zero Timeout is [DefaultBodyTimeout] unless Streaming is set
+	// (see [Middleware]).
 	Budget limits.Budget
 
 	// BudgetFor, if set, returns the budget of one request (a per-route
@@ -220,8 +227,9 @@ type MiddlewareConfig struct {
 	// any breach). Not charged: net/http's own per-connection memory (about
 	// 16 KiB measured: read and write buffers, request and connection
 	// structures, the goroutine's stack), and what a handler does with the
-	// body. Set Budget.Timeout too: a stalled body holds its share until it
-	// ends. Nil means [DefaultServerInFlight], one budget of
+	// body. A stalled body holds its share until it ends: in whole-body
+	// mode for at most Budget.Timeout (by default [DefaultBodyTimeout]), in
+	// streaming mode for as long as the handler waits. Nil means [DefaultServerInFlight], one budget of
 	// [DefaultInFlightBytes] shared by every Middleware that sets none
 	// (and names none in DecodeOptions).
 	InFlight *limits.InFlight
@@ -321,6 +329,9 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	}
 	if m.nested(next, w, r, b) {
 		return
+	}
+	if b.Timeout == 0 && !m.cfg.Streaming {
+		b.Timeout = time.Duration(bodyTimeoutDefault.Load()) // see DefaultBodyTimeout
 	}
 	x := m.start(w, r, b)
 	if e := x.admit(b); e != nil {

@@ -786,6 +786,54 @@ func TestDefaultBodyTimeoutWholeBodyOnly(t *testing.T) {
 	}
 }
 
+// TestMiddlewareDefaultBodyTimeout pins the trap of a server without a
+// body time by default: under a zero Budget.Timeout a client that sends
+// part of a brotli body and stalls held its decoder's in-flight share for
+// as long as it liked. A whole body is answered 408 at DefaultBodyTimeout
+// (shortened here) and its share returns; a streaming body is left to its
+// handler, as in the Transport.
+func TestMiddlewareDefaultBodyTimeout(t *testing.T) {
+	defer boundhttp.SetDefaultTimeouts(boundhttp.DefaultHeaderTimeout, 300*time.Millisecond)()
+	wire := encode("br", text(1<<20))
+	for _, streaming := range []bool{false, true} {
+		f := limits.NewInFlight(64 << 20)
+		s := echoServer(t, boundhttp.MiddlewareConfig{InFlight: f, Streaming: streaming})
+		conn, err := net.Dial("tcp", s.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() }) // before the server's Close
+		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Encoding: br\r\nContent-Length: %d\r\n\r\n", len(wire))
+		conn.Write(wire[:len(wire)/2])
+		if streaming {
+			// No answer is the behaviour: well past the default (300 ms),
+			// the stalled streaming body is still the handler's.
+			conn.SetReadDeadline(time.Now().Add(1500 * time.Millisecond))
+			if resp, err := http.ReadResponse(bufio.NewReader(conn), nil); err == nil {
+				t.Errorf("stalled streaming body, Timeout zero: answered %d, want no default timeout", resp.StatusCode)
+			}
+			conn.Close()
+			continue
+		}
+		conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("stalled whole body, Timeout zero: %v, want 408 at the default body timeout", err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		if p := problem(t, string(answer)); resp.StatusCode != 408 || p.Stage != "timeout" || p.Limit != 300 {
+			t.Errorf("stalled whole body, Timeout zero: %d %s, want 408 stage timeout, limit 300 (ms)", resp.StatusCode, answer)
+		}
+		if f.Peak() == 0 {
+			t.Errorf("stalled whole body: InFlight never charged, the trap is not reached")
+		}
+		if n := f.InUse(); n != 0 {
+			t.Errorf("stalled whole body: InFlight InUse() = %d after the 408, want 0", n)
+		}
+	}
+}
+
 // TestBodyTimeoutIsNetTimeout pins the trap of a Budget timeout that
 // net/http-style code cannot see: through http.Client it is a *url.Error
 // around a *ResponseError around the *limits.Error, and

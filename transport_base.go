@@ -19,9 +19,11 @@ const (
 	// DefaultBodyTimeout is the body time a [Transport] applies in
 	// whole-body mode (and to redirect bodies) when Budget.Timeout is zero:
 	// 60 seconds from the response headers to the verified end of the
-	// body, enough for the default 4 MiB at about 560 kbit/s. In streaming
-	// mode a zero Budget.Timeout stays "none": the caller paces the body
-	// and bounds it with the request's context.
+	// body, enough for the default 4 MiB at about 560 kbit/s. A
+	// [Middleware] applies it too, to a whole request body, from the moment
+	// it starts reading it. In streaming mode a zero Budget.Timeout stays
+	// "none": the caller (the handler) paces the body and bounds it with
+	// the request's context.
 	DefaultBodyTimeout = 60 * time.Second
 
 	// DefaultMaxResponseHeaderBytes is the MaxResponseHeaderBytes of the
@@ -94,7 +96,7 @@ func NewBaseTransport() *http.Transport {
 	return tr
 }
 
-// Test hooks: the defaults a Transport applies, shortened by tests that
+// Test hooks: the defaults a Transport (and, for the body, a Middleware) applies, shortened by tests that
 // prove them (export_test.go); nanoseconds.
 var (
 	headerTimeoutDefault atomic.Int64

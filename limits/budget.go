@@ -114,9 +114,11 @@ type Budget struct {
 	// rejected; whether a read blocked in the source can be interrupted
 	// depends on the source (package decoding says what a plain io.Reader
 	// allows; the Transport closes its source, and the connection if it
-	// must). Zero means none here; [boundhttp.Transport] then applies its
-	// DefaultBodyTimeout (60 s) in whole-body mode, and bounds the time
-	// before the headers with its own HeaderTimeout. Unit: a duration.
+	// must). Zero means none here (a decoding.Reader, streaming mode);
+	// [boundhttp.Transport] and [boundhttp.Middleware] then apply
+	// boundhttp.DefaultBodyTimeout (60 s) in whole-body mode, and the
+	// Transport bounds the time before the headers with its own
+	// HeaderTimeout. Unit: a duration.
 	Timeout time.Duration
 }
 
