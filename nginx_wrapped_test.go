@@ -6,13 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -109,63 +108,23 @@ func TestNginxRelaysRejectionThroughOuterWrapper(t *testing.T) {
 
 	sizes := []int{1 << 20, 16 << 20}
 	data := text(16 << 20)
-	type cell struct {
-		wrapper string
-		status  int
-		size    int
-	}
-	var mu sync.Mutex
-	got := map[cell]map[string]int{}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
 	c := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 4}, Timeout: time.Minute}
 	defer c.CloseIdleConnections()
+	var cells []testenc.SweepCell
 	for _, ow := range outerWrappers {
 		for _, rc := range rejectionCases {
 			for _, size := range sizes {
-				k := cell{ow.name, rc.status, size}
-				mu.Lock()
-				got[k] = map[string]int{}
-				mu.Unlock()
-				for range tries {
-					wg.Add(1)
-					sem <- struct{}{}
-					go func() {
-						defer func() { <-sem; wg.Done() }()
+				cells = append(cells, testenc.SweepCell{Name: fmt.Sprintf("%s %d %d MiB", ow.name, rc.status, size>>20), Want: rc.status,
+					Send: func() (*http.Response, error) {
 						req, _ := http.NewRequest("POST", fmt.Sprintf("%s/%s/%d/", base, ow.name, rc.status), bytes.NewReader(data[:size]))
 						for h, v := range rc.header {
 							req.Header.Set(h, v)
 						}
-						var key string
-						resp, err := c.Do(req)
-						if err != nil {
-							key = "error"
-						} else {
-							io.Copy(io.Discard, resp.Body)
-							resp.Body.Close()
-							key = fmt.Sprint(resp.StatusCode)
-						}
-						mu.Lock()
-						got[k][key]++
-						mu.Unlock()
-					}()
-				}
+						return c.Do(req)
+					}})
 			}
 		}
 	}
-	wg.Wait()
-	var lines []string
-	bad := false
-	for k, outcomes := range got {
-		if outcomes[fmt.Sprint(k.status)] != tries {
-			bad = true
-		}
-		lines = append(lines, fmt.Sprintf("%-14s %d %2d MiB: %v (502: %d of %d)", k.wrapper, k.status, k.size>>20, outcomes, outcomes["502"], tries))
-	}
-	sort.Strings(lines)
-	if bad {
-		t.Errorf("through nginx, want every rejection as itself:\n%s", strings.Join(lines, "\n"))
-	} else {
-		t.Logf("through nginx:\n%s", strings.Join(lines, "\n"))
-	}
+	// Every rejection as itself, never nginx's 502.
+	testenc.StatusSweep(t, tries, cells)
 }
