@@ -65,3 +65,30 @@ func TestPooledListAllocatesNothing(t *testing.T) {
 		t.Errorf("a 4-chunk list allocated %v times per body in steady state, want at most 1 (its slice)", allocs)
 	}
 }
+
+// TestJoinIsTheBodyExactly: Join returns every chunk's bytes in order in a
+// slice of exactly that size (not zeroed first, so every byte must be
+// written), and leaves the list empty.
+func TestJoinIsTheBodyExactly(t *testing.T) {
+	for _, sizes := range [][]int64{{}, {700}, {512, 1024, 2048, 512}, {64 << 10, 64 << 10, 3}} {
+		var l List
+		var want []byte
+		for i, n := range sizes {
+			c := l.Next(n)
+			for j := range c {
+				c[j] = byte('a' + (i+j)%26)
+			}
+			want = append(want, c...)
+		}
+		got := l.Join()
+		if !bytes.Equal(got, want) {
+			t.Errorf("sizes %v: Join returned %d bytes, not the %d bytes of the chunks in order", sizes, len(got), len(want))
+		}
+		if len(sizes) > 1 && cap(got) != len(got) {
+			t.Errorf("sizes %v: cap(Join()) = %d, want %d", sizes, cap(got), len(got))
+		}
+		if l.Len() != 0 {
+			t.Errorf("sizes %v: Len after Join = %d, want 0", sizes, l.Len())
+		}
+	}
+}
