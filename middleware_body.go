@@ -25,7 +25,7 @@ type exchange struct {
 	timeout time.Duration // the budget's Timeout
 	rc      http.ResponseController
 	uctx    usageCtx  // r2's context
-	armed   bool      // a read deadline is set on the connection
+	armedAt time.Time // when the read deadline was set on the connection (zero: none is)
 	decoded bool      // a coding is removed: the decoded length is unknown
 	src     askedBody // the request's body, as the body reads it
 	body    body.Body
@@ -54,7 +54,9 @@ func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budg
 	x := &exchange{m: m, w: w, r: r, timeout: b.Timeout}
 	x.rc = *http.NewResponseController(w) // inlined: no allocation of its own
 	if b.Timeout > 0 {
-		x.armed = x.rc.SetReadDeadline(time.Now().Add(b.Timeout)) == nil
+		if now := time.Now(); x.rc.SetReadDeadline(now.Add(b.Timeout)) == nil {
+			x.armedAt = now
+		}
 	}
 	return x
 }
@@ -69,7 +71,7 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 	x.src.Reader = x.r.Body
 	src := body.Source{Body: &x.src, Closer: x.r.Body, Encoding: ce, Budget: b, Mode: body.Whole,
 		JSON: x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type"))),
-		Ctx:  x.r.Context(), InFlightWait: x.m.cfg.InFlightWait, RC: &x.rc, ArmedAt: x.armed}
+		Ctx:  x.r.Context(), InFlightWait: x.m.cfg.InFlightWait, RC: &x.rc, ArmedAt: x.armedAt}
 	if x.m.cfg.Streaming {
 		src.Mode = body.Stream
 	}

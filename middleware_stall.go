@@ -19,7 +19,7 @@ import (
 // server's ReadTimeout ends it); the Finish the handler's return calls
 // releases them then, as the body's guard allows.
 func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
-	if x.armed || x.timeout <= 0 {
+	if !x.armedAt.IsZero() || x.timeout <= 0 {
 		if x.body.ReadAll() == nil {
 			return nil, true, false
 		}

@@ -1222,3 +1222,57 @@ func TestTimerLabelsOnlyWhatItCut(t *testing.T) {
 		once(err)
 	})
 }
+
+// TestWholeBodyEndingAfterDeadlineIsRejected (trap: a deadline that only
+// the connection enforces): a body read whole checks the time at its end,
+// not at every Read, since the connection's read deadline ends any read of
+// the client's bytes. A body whose bytes do not come off that connection
+// (an outer handler replaced r.Body) can reach its end after Budget.Timeout
+// without any read failing: it must still be answered 408, never handed on.
+func TestWholeBodyEndingAfterDeadlineIsRejected(t *testing.T) {
+	t.Parallel()
+	const timeout = 50 * time.Millisecond
+	var called atomic.Bool
+	inner := mustMW(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: timeout}})(
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { called.Store(true) }))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = &lateReader{after: 2 * timeout, data: []byte(`{"a":1}`)}
+		inner.ServeHTTP(w, r)
+	}))
+	defer s.Close()
+	resp, err := http.Post(s.URL, "application/json", strings.NewReader(`{"a":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout || problem(t, string(answer)).Stage != "timeout" {
+		t.Errorf("a body that ended after the deadline: %d %s, want 408 stage timeout", resp.StatusCode, answer)
+	}
+	if called.Load() {
+		t.Error("the handler was called with a body that ended after the deadline")
+	}
+}
+
+// lateReader returns data and io.EOF in one Read, once after has passed
+// since its first Read: a body that ends late without a read that fails.
+type lateReader struct {
+	after time.Duration
+	data  []byte
+	start time.Time
+}
+
+func (l *lateReader) Read(p []byte) (int, error) {
+	if l.start.IsZero() {
+		l.start = time.Now()
+	}
+	<-time.After(l.after - time.Since(l.start))
+	n := copy(p, l.data)
+	l.data = l.data[n:]
+	if len(l.data) == 0 {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (l *lateReader) Close() error { return nil }

@@ -97,9 +97,10 @@ type Source struct {
 	// cancels the request's context); the timer and Close call it.
 	Cancel context.CancelFunc
 	// RC, on the server, sets the connection's read deadlines; ArmedAt is
-	// when the Middleware set the first one (zero: none was set).
+	// when the Middleware set the first one, at ArmedAt + Budget.Timeout
+	// (zero: none was set).
 	RC      *http.ResponseController
-	ArmedAt bool
+	ArmedAt time.Time
 }
 
 // Body is one HTTP body through its whole life. The zero Body is ready for
@@ -135,7 +136,7 @@ type Body struct {
 
 	// deadline
 	timer   *time.Timer // client
-	start   time.Time   // client: when the headers arrived
+	start   time.Time   // when the clock of a body that owns it (see ownsClock) started
 	expired atomic.Bool // client: the timer fired
 	aborted atomic.Bool // the source was closed
 	started bool        // server: the first Read came
@@ -161,7 +162,14 @@ var checkers = sync.Pool{New: func() any { return new(decoder.JSONChecker) }}
 // validated with cfg); b then holds nothing and src is left to the caller.
 func (b *Body) Open(cfg *Config, src Source) *limits.Error {
 	d := readers.Get().(*decoder.Reader)
-	if err := d.Reset(src.Body, src.Encoding, src.Budget, cfg.Decoder); err != nil {
+	// A whole request body under the connection's read deadline checks
+	// the time once, at its end (see late); its decoder reads no clock
+	// per Read.
+	db := src.Budget
+	if ownsClock(cfg.Side, src) {
+		db.Timeout = 0
+	}
+	if err := d.Reset(src.Body, src.Encoding, db, cfg.Decoder); err != nil {
 		readers.Put(d)
 		return err
 	}
@@ -176,12 +184,27 @@ func (b *Body) Open(cfg *Config, src Source) *limits.Error {
 		b.json = checkers.Get().(*decoder.JSONChecker)
 		b.json.Reset(*cfg.JSON) // validated with the Config
 	}
-	b.armed = src.ArmedAt
-	if cfg.Side == Client && src.Budget.Timeout > 0 {
+	b.armed = !src.ArmedAt.IsZero()
+	switch {
+	case cfg.Side == Client && src.Budget.Timeout > 0:
 		b.start = time.Now()
 		b.timer = time.AfterFunc(src.Budget.Timeout, b.expire)
+	case ownsClock(cfg.Side, src):
+		b.start = src.ArmedAt
 	}
 	return nil
+}
+
+// ownsClock reports whether the body bounds its time itself rather than
+// its decoder: a request body read whole under the read deadline the
+// Middleware set on the connection, which ends any read of the peer's
+// bytes at the deadline (the body checks its end against it, see late).
+// A streaming body's deadline is set at the handler's first Read, which
+// may fail, and a client body's source may ignore the timer's cancel
+// (a Base of the caller's): their decoders keep the clock, checked at
+// every Read.
+func ownsClock(side Side, src Source) bool {
+	return side == Server && src.Mode != Stream && src.Budget.Timeout > 0 && !src.ArmedAt.IsZero()
 }
 
 // EndMarked reports whether the body's codings mark its end themselves

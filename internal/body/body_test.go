@@ -407,7 +407,7 @@ func TestLateEndLeavesConnDeadlineAlone(t *testing.T) {
 	b := new(Body)
 	budget := limits.Budget{Timeout: time.Hour}.WithDefaults()
 	if err := b.Open(config(t, Server, nil), Source{Body: src, Closer: src, Mode: Stream, Budget: budget,
-		Ctx: context.Background(), RC: http.NewResponseController(w), ArmedAt: true}); err != nil {
+		Ctx: context.Background(), RC: http.NewResponseController(w), ArmedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

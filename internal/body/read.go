@@ -141,9 +141,10 @@ func (b *Body) firstRead() {
 	}
 }
 
-// late reports whether a client body reached its end after its deadline.
+// late reports whether a body that keeps its own clock (see ownsClock)
+// reached its end after its deadline.
 func (b *Body) late() bool {
-	return b.cfg.Side == Client && b.src.Budget.Timeout > 0 && time.Since(b.start) > b.src.Budget.Timeout
+	return !b.start.IsZero() && time.Since(b.start) > b.src.Budget.Timeout
 }
 
 // stopDeadline ends the deadline of a body that reached its verified end.
