@@ -268,7 +268,7 @@ func NewMiddleware(c MiddlewareConfig) (func(http.Handler) http.Handler, error) 
 		return nil, fmt.Errorf("boundhttp: MiddlewareConfig.MaxResponseBytes is negative (%d)", c.MaxResponseBytes)
 	}
 	auditTools(c)
-	m := &middleware{cfg: c, codings: codings, acceptEncoding: strings.Join(append(slices.Clip(codings), "identity"), ", ")}
+	m := &middleware{cfg: c, budget0: c.Budget.WithDefaults(), codings: codings, acceptEncoding: strings.Join(append(slices.Clip(codings), "identity"), ", ")}
 	m.body = body.Config{Side: body.Server, Decoder: dc,
 		Wrap: wrapBreach, ClosedErr: http.ErrBodyReadAfterClose}
 	if c.JSON != nil || c.JSONAlways {
@@ -310,6 +310,7 @@ func acceptedCodings(names []string) ([]string, error) {
 
 type middleware struct {
 	cfg            MiddlewareConfig
+	budget0        limits.Budget // cfg.Budget with its defaults
 	codings        []string
 	acceptEncoding string
 	body           body.Config // the engine's configuration of every body
@@ -359,14 +360,14 @@ func statesLength(h http.Header, n int64) bool {
 // budget returns the budget of r with its defaults, or answers 500 and
 // reports false when BudgetFor returned an invalid one.
 func (m *middleware) budget(w http.ResponseWriter, r *http.Request) (limits.Budget, bool) {
-	b := m.cfg.Budget
-	if m.cfg.BudgetFor != nil {
-		b = m.cfg.BudgetFor(r)
-		if err := b.Validate(); err != nil {
-			m.logger().Error("boundhttp: invalid per-route budget", "err", err, "route", route(r))
-			http.Error(w, "invalid body budget", http.StatusInternalServerError)
-			return b, false
-		}
+	if m.cfg.BudgetFor == nil {
+		return m.budget0, true
+	}
+	b := m.cfg.BudgetFor(r)
+	if err := b.Validate(); err != nil {
+		m.logger().Error("boundhttp: invalid per-route budget", "err", err, "route", route(r))
+		http.Error(w, "invalid body budget", http.StatusInternalServerError)
+		return b, false
 	}
 	return b.WithDefaults(), true
 }

@@ -67,7 +67,10 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 	if err := b.CheckContentLength(x.r.ContentLength); err != nil {
 		return err.(*limits.Error)
 	}
-	ce := strings.Join(x.r.Header.Values("Content-Encoding"), ",")
+	var ce string // the codings of every Content-Encoding line (net/http keeps keys canonical)
+	if v := x.r.Header["Content-Encoding"]; len(v) > 0 {
+		ce = strings.Join(v, ",")
+	}
 	x.src.Reader = x.r.Body
 	src := body.Source{Body: &x.src, Closer: x.r.Body, Encoding: ce, Budget: b, Mode: body.Whole,
 		JSON: x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type"))),
@@ -75,7 +78,10 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 	if x.m.cfg.Streaming {
 		src.Mode = body.Stream
 	}
-	codings := decoding.ParseContentEncoding(ce)
+	var codings []string
+	if ce != "" {
+		codings = decoding.ParseContentEncoding(ce)
+	}
 	if len(codings) == 0 {
 		src.SizeHint = x.r.ContentLength
 	}
