@@ -59,8 +59,10 @@ func main() {
 		"The Middleware vs `http.MaxBytesHandler` row prints two speed figures: the separate-run one (the two\n" +
 		"handlers' benchmarks run one after the other, with its CPU figure) and the paired one\n" +
 		"(`BenchmarkMiddlewareVsMaxBytesHandler`: one loop alternates requests to both servers, so a burst of\n" +
-		"load falls on both). Its verdict uses the paired figure; separate runs of one benchmark vary by\n" +
-		"±15-20% on a shared machine, which is more than the margin the target leaves.\n\n")
+		"load falls on both). The bounded decode row does the same per coding (`BenchmarkDecodePaired`\n" +
+		"alternates the raw decoder and the bounded Reader). Their verdicts use the paired figures; separate\n" +
+		"runs of one benchmark vary by ±15-20% on a shared machine, which is more than the margin the target\n" +
+		"leaves.\n\n")
 	if before != nil {
 		fmt.Fprintf(&b, "Each row shows the figures of %s (before) and of %s (after), each ratio computed within its own\n"+
 			"binary (stock and ours measured by the same binary). The last column compares them: an allocation\n"+

@@ -194,3 +194,51 @@ func TestBeforeTableShowsNAForBenchmarksOnlyOneBinaryHas(t *testing.T) {
 		}
 	}
 }
+
+// decodeCSV has the separate runs of the three codings at 0.92 and the
+// paired figures of gzip and zstd; br's paired figure is given by the test.
+const decodeCSV = `,raw.txt,
+,sec/op,CI
+Decode/coding=gzip/decoder=raw-2,0.0046,∞
+Decode/coding=gzip/decoder=bounded-2,0.005,∞
+Decode/coding=zstd/decoder=raw-2,0.0046,∞
+Decode/coding=zstd/decoder=bounded-2,0.005,∞
+Decode/coding=br/decoder=raw-2,0.0046,∞
+Decode/coding=br/decoder=bounded-2,0.005,∞
+geomean,0.0048,
+
+,raw.txt,
+,speed,CI
+DecodePaired/coding=gzip-2,0.99,1%
+DecodePaired/coding=zstd-2,1.01,1%
+BR
+geomean,1,
+`
+
+// decodeRow returns the line of the bounded decode row.
+func decodeRow(t *testing.T, table string) string {
+	t.Helper()
+	for _, l := range strings.Split(table, "\n") {
+		if strings.HasPrefix(l, "| bounded decode vs the raw decoder") {
+			return l
+		}
+	}
+	t.Fatalf("no decode row in\n%s", table)
+	return ""
+}
+
+func TestDecodeRowVerdictUsesPairedFigures(t *testing.T) {
+	for _, tt := range []struct {
+		br, want string
+	}{
+		{"DecodePaired/coding=br-2,0.96,1%", "| >= 0.97 each | **not met** (paired) |"},
+		{"DecodePaired/coding=br-2,0.97,1%", "| >= 0.97 each | met (paired) |"},
+		// Without br's paired figure its separate runs (0.92) decide.
+		{"", "| >= 0.97 each | **not met** (separate runs where paired is not measured) |"},
+	} {
+		row := decodeRow(t, tableOf(t, strings.Replace(decodeCSV, "BR", tt.br, 1), ""))
+		if !strings.Contains(row, "| 0.92 (CPU n/a; paired 0.99) / 0.92 (CPU n/a; paired 1.01) / 0.92 (CPU n/a; paired ") || !strings.Contains(row, tt.want) {
+			t.Errorf("br %q: row %q, want the figures and %q", tt.br, row, tt.want)
+		}
+	}
+}
