@@ -26,7 +26,10 @@ import (
 //
 // Budget.Timeout bounds the time to read the body from the moment the
 // middleware starts reading it (in streaming mode, from the handler's
-// first Read), through [http.ResponseController] read deadlines. A zero
+// first Read), through [http.ResponseController] read deadlines (for a
+// body read whole, set only if its read is still running at the deadline,
+// by one timer of the process; the body's end is checked against the
+// deadline either way). A zero
 // Timeout is [DefaultBodyTimeout] (60 s) in whole-body mode, as in a
 // [Transport], so that stalled bodies cannot hold the in-flight budget as
 // long as they like; in streaming mode it stays "none": the handler paces
@@ -317,8 +320,9 @@ type middleware struct {
 }
 
 // serve charges the request's body and hands it on, in stages: the
-// budget; the declared length and codings, with the read deadline set
-// first; then the body, whole or streamed, and the answer to a breach.
+// budget; the declared length and codings, with the body's deadline
+// started first; then the body, whole or streamed, and the answer to a
+// breach.
 func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	b, ok := m.budget(w, r)
 	if !ok {

@@ -25,7 +25,7 @@ type exchange struct {
 	timeout time.Duration // the budget's Timeout
 	rc      http.ResponseController
 	uctx    usageCtx  // r2's context
-	armedAt time.Time // when the read deadline was set on the connection (zero: none is)
+	armedAt time.Time // when the body's deadline started (zero: no read deadline can end its reads)
 	decoded bool      // a coding is removed: the decoded length is unknown
 	src     askedBody // the request's body, as the body reads it
 	body    body.Body
@@ -45,20 +45,48 @@ func (b *askedBody) Read(p []byte) (int, error) {
 	return b.Reader.Read(p)
 }
 
-// start begins the exchange and sets the read deadline. The deadline is
-// set before any rejection and cleared only when the body ended: after a
-// rejection net/http still reads up to 256 KiB of the unread body before
-// it closes, and a client that stalls must not hold that read (and the
-// connection) open past Budget.Timeout.
+// start begins the exchange and starts the body's deadline. A streamed
+// body gets the connection's read deadline now, before any rejection, and
+// it is cleared only when the body ended: the handler may leave the body
+// unread, net/http then still reads up to 256 KiB of it before it closes,
+// and a client that stalls must not hold that read (and the connection)
+// open past Budget.Timeout. A body read whole is read before the handler
+// runs: the watchdog keeps its deadline (see body.Source.Watched), and a
+// rejection's drain sets its own deadlines (drainAfterRejection).
 func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budget) *exchange {
 	x := &exchange{m: m, w: w, r: r, timeout: b.Timeout}
 	x.rc = *http.NewResponseController(w) // inlined: no allocation of its own
-	if b.Timeout > 0 {
+	switch {
+	case b.Timeout <= 0:
+	case !m.cfg.Streaming:
+		// A body read whole is read now: the watchdog sets the deadline
+		// only if the read outlasts it (see body.Source.Watched).
+		if setsReadDeadline(w) {
+			x.armedAt = time.Now()
+		}
+	default:
 		if now := time.Now(); x.rc.SetReadDeadline(now.Add(b.Timeout)) == nil {
 			x.armedAt = now
 		}
 	}
 	return x
+}
+
+// setsReadDeadline reports whether a read deadline reaches the connection
+// through w: whether w, or a writer it unwraps to, has SetReadDeadline, as
+// [http.ResponseController] looks for it.
+func setsReadDeadline(w http.ResponseWriter) bool {
+	for range maxUnwrap {
+		switch t := w.(type) {
+		case interface{ SetReadDeadline(time.Time) error }:
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // admit checks what the headers declare (length, codings) and opens the
@@ -74,7 +102,7 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 	x.src.Reader = x.r.Body
 	src := body.Source{Body: &x.src, Closer: x.r.Body, Encoding: ce, Budget: b, Mode: body.Whole,
 		JSON: x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type"))),
-		Ctx:  x.r.Context(), InFlightWait: x.m.cfg.InFlightWait, RC: &x.rc, ArmedAt: x.armedAt}
+		Ctx:  x.r.Context(), InFlightWait: x.m.cfg.InFlightWait, RC: &x.rc, ArmedAt: x.armedAt, Watched: !x.m.cfg.Streaming}
 	if x.m.cfg.Streaming {
 		src.Mode = body.Stream
 	}

@@ -98,9 +98,12 @@ type Source struct {
 	Cancel context.CancelFunc
 	// RC, on the server, sets the connection's read deadlines; ArmedAt is
 	// when the Middleware set the first one, at ArmedAt + Budget.Timeout
-	// (zero: none was set).
+	// (zero: none was set). With Watched, the Middleware set none: a body
+	// read whole has its read ended at that deadline by the watchdog (see
+	// watchdog.go), through RC.
 	RC      *http.ResponseController
 	ArmedAt time.Time
+	Watched bool
 }
 
 // Body is one HTTP body through its whole life. The zero Body is ready for
@@ -147,6 +150,12 @@ type Body struct {
 	// once they returned no Read still in progress touches the connection
 	// (see [Body.Finish]).
 	dl sync.Mutex
+
+	// the watchdog's (server, whole bodies; see watchdog.go)
+	watch       watchEntry  // guarded by the watchdog's mu
+	watched     atomic.Bool // in the watchdog, until unwatch
+	settled     bool        // under dl: the read ended, no interrupt may come
+	interrupted bool        // under dl: the watchdog set the deadline to the past
 }
 
 // Usage returns the body's usage record.
@@ -184,21 +193,26 @@ func (b *Body) Open(cfg *Config, src Source) *limits.Error {
 		b.json = checkers.Get().(*decoder.JSONChecker)
 		b.json.Reset(*cfg.JSON) // validated with the Config
 	}
-	b.armed = !src.ArmedAt.IsZero()
+	b.armed = !src.ArmedAt.IsZero() && !src.Watched
 	switch {
 	case cfg.Side == Client && src.Budget.Timeout > 0:
 		b.start = time.Now()
 		b.timer = time.AfterFunc(src.Budget.Timeout, b.expire)
 	case ownsClock(cfg.Side, src):
 		b.start = src.ArmedAt
+		if src.Watched {
+			b.watched.Store(true)
+			watch.add(b, src.ArmedAt.Add(src.Budget.Timeout))
+		}
 	}
 	return nil
 }
 
 // ownsClock reports whether the body bounds its time itself rather than
-// its decoder: a request body read whole under the read deadline the
-// Middleware set on the connection, which ends any read of the peer's
-// bytes at the deadline (the body checks its end against it, see late).
+// its decoder: a request body read whole under a read deadline of the
+// connection (set by the Middleware, or by the watchdog when the read
+// outlasts it), which ends any read of the peer's bytes at the deadline
+// (the body checks its end against it, see late).
 // A streaming body's deadline is set at the handler's first Read, which
 // may fail, and a client body's source may ignore the timer's cancel
 // (a Base of the caller's): their decoders keep the clock, checked at
@@ -351,6 +365,7 @@ func (b *Body) Close() error {
 	if !first {
 		return nil
 	}
+	b.unwatch(false)
 	b.fence()
 	err := b.abort()
 	if release {
@@ -371,6 +386,7 @@ func (b *Body) Close() error {
 // net/http then owns it, for the next request's headers.
 func (b *Body) Finish() {
 	_, release := b.g.close()
+	b.unwatch(false)
 	b.fence()
 	if release {
 		b.release()
@@ -431,6 +447,7 @@ func (b *Body) broken() {
 	if b.cfg.Side == Client {
 		b.abort()
 	}
+	b.unwatch(false)
 	if b.d != nil {
 		b.d.Abandon()
 		b.d = nil

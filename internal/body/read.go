@@ -111,11 +111,13 @@ func (b *Body) outcome(err error) error {
 		b.ended = true
 		b.usage.Set(u, b.verified)
 		b.stopDeadline()
+		b.unwatch(true)
 		return io.EOF
 	case b.cfg.Side == Client && b.expired.Load():
 		err = b.cutByTimer(err)
 	}
 	b.usage.Set(u, false)
+	b.unwatch(false)
 	if b.cfg.Side == Server {
 		e := serverError(b.src.Ctx, err, b.src.Budget.Timeout)
 		b.breach.Store(e)

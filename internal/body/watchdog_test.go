@@ -1,0 +1,165 @@
+package body
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// connWriter stands for net/http's writer over one connection: a read
+// deadline set to the past ends the blocked read of its body with
+// os.ErrDeadlineExceeded, as the connection's would. It records every
+// deadline set.
+type connWriter struct {
+	http.ResponseWriter
+	mu   sync.Mutex
+	set  []time.Time
+	cut  chan struct{} // closed by a deadline in the past
+	once sync.Once
+}
+
+func newConnWriter() *connWriter {
+	return &connWriter{ResponseWriter: httptest.NewRecorder(), cut: make(chan struct{})}
+}
+
+func (w *connWriter) SetReadDeadline(t time.Time) error {
+	w.mu.Lock()
+	w.set = append(w.set, t)
+	w.mu.Unlock()
+	if !t.IsZero() && !t.After(time.Now()) {
+		w.once.Do(func() { close(w.cut) })
+	}
+	return nil
+}
+
+func (w *connWriter) calls() []time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Time(nil), w.set...)
+}
+
+// stalled is a connection's body that sends nothing until its read
+// deadline passes (or, should no deadline ever come, until a test's
+// patience ends: then it reports that instead).
+type stalled struct{ cut <-chan struct{} }
+
+func (s stalled) Read([]byte) (int, error) {
+	select {
+	case <-s.cut:
+		return 0, os.ErrDeadlineExceeded
+	case <-time.After(10 * time.Second):
+		return 0, errNeverCut
+	}
+}
+
+var errNeverCut = errors.New("no read deadline ended the stalled read")
+
+// openWatched opens a whole server body of src watched with timeout from
+// now, through w.
+func openWatched(t *testing.T, src io.Reader, w http.ResponseWriter, timeout time.Duration) *Body {
+	t.Helper()
+	b := new(Body)
+	budget := limits.Budget{Timeout: timeout}.WithDefaults()
+	if err := b.Open(config(t, Server, nil), Source{Body: src, Mode: Whole, Budget: budget, Ctx: context.Background(),
+		RC: http.NewResponseController(w), ArmedAt: time.Now(), Watched: true}); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestWatchdogEndsStalledReadAtDeadline (trap: a deadline no one sets): a
+// whole body's read that is still blocked at Budget.Timeout is ended by
+// the watchdog, which sets the connection's read deadline to the past,
+// and the body is answered as a timeout; the past deadline stays, so that
+// nothing more is waited for from that client.
+func TestWatchdogEndsStalledReadAtDeadline(t *testing.T) {
+	w := newConnWriter()
+	b := openWatched(t, stalled{w.cut}, w, 50*time.Millisecond)
+	defer b.Finish()
+	if err := b.ReadAll(); err == nil {
+		t.Fatal("ReadAll of a stalled body: nil error")
+	}
+	if e := b.Breach(); e == nil || e.Stage != limits.StageTimeout || !errors.Is(e, os.ErrDeadlineExceeded) {
+		t.Fatalf("breach: %v, want stage timeout from the read deadline", e)
+	}
+	got := w.calls()
+	if len(got) != 1 || got[0].After(time.Now()) {
+		t.Errorf("deadlines set: %v, want one in the past and no clear", got)
+	}
+}
+
+// TestWatchdogLeavesEndedBodyAlone (trap: an interrupt after the end): the
+// watchdog may pick a body as overdue just as its read ends; once the read
+// ended, an interrupt must not touch the connection, whose background read
+// would fail and cancel the request's context while the handler runs.
+func TestWatchdogLeavesEndedBodyAlone(t *testing.T) {
+	w := newConnWriter()
+	b := openWatched(t, newSource([]byte(`{"a":1}`), false), w, time.Hour)
+	defer b.Finish()
+	if err := b.ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+	b.interrupt() // as fire would, had it taken the body before the end
+	if got := w.calls(); len(got) != 0 {
+		t.Errorf("deadlines set after the end: %v, want none", got)
+	}
+}
+
+// TestWatchdogUndoesInterruptAtEnd: an interrupt that comes while the
+// last bytes are being read, before the body noticed its end, is undone
+// at the end: the read deadline is cleared, so that the connection serves
+// the handler and the next request.
+func TestWatchdogUndoesInterruptAtEnd(t *testing.T) {
+	w := newConnWriter()
+	src := newSource([]byte(`{"a":1}`), true)
+	b := openWatched(t, src, w, time.Hour)
+	defer b.Finish()
+	done := make(chan error, 1)
+	go func() { done <- b.ReadAll() }()
+	<-src.inRead
+	b.interrupt() // the read is still running
+	close(src.gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got := w.calls()
+	if len(got) != 2 || got[0].After(time.Now()) || !got[1].IsZero() {
+		t.Errorf("deadlines set: %v, want the interrupt's, then a clear", got)
+	}
+}
+
+// TestWatchdogHoldsNoBodyAfterItsEnd (trap: a process-wide list that keeps
+// every request alive): a body leaves the watchdog when its read ends,
+// fails, or its life ends unread, so the watchdog holds only reads in
+// progress.
+func TestWatchdogHoldsNoBodyAfterItsEnd(t *testing.T) {
+	before := watch.watching()
+	for range 100 {
+		w := newConnWriter()
+		ok := openWatched(t, newSource([]byte(`{"a":1}`), false), w, time.Hour)
+		if err := ok.ReadAll(); err != nil {
+			t.Fatal(err)
+		}
+		ok.Finish()
+		unread := openWatched(t, newSource([]byte(`{"a":1}`), false), w, time.Hour)
+		unread.Finish()
+		failed := openWatched(t, io.MultiReader(newSource([]byte(`{"a":`), false), errReader{}), w, time.Hour)
+		failed.ReadAll()
+		failed.Finish()
+	}
+	if n := watch.watching() - before; n != 0 {
+		t.Errorf("watchdog holds %d more bodies after 300 ended ones, want 0", n)
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
