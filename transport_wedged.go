@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 )
 
 // A connection the Transport closes because it is wedged (see connWatch)
@@ -32,6 +33,9 @@ const wedgedResends = 3
 // zero value is empty. It holds up to wedgedMemory closed connections
 // alive. Safe for concurrent use.
 type wedgedConns struct {
+	// any is set before the first connection is remembered: every request
+	// asks, and a Transport that never closed one answers without the lock.
+	any   atomic.Bool
 	mu    sync.Mutex
 	conns [wedgedMemory]net.Conn
 	next  int
@@ -39,6 +43,7 @@ type wedgedConns struct {
 
 // add remembers c, forgetting the oldest one when full.
 func (s *wedgedConns) add(c net.Conn) {
+	s.any.Store(true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.conns[s.next] = c
@@ -47,6 +52,9 @@ func (s *wedgedConns) add(c net.Conn) {
 
 // has reports whether c was closed as wedged (and is still remembered).
 func (s *wedgedConns) has(c net.Conn) bool {
+	if !s.any.Load() {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, w := range s.conns {
