@@ -32,9 +32,14 @@ var boxes sync.Pool // of *[]byte
 // takes four (512 B, 1 KiB, 2 KiB, and the rest), so most lists never grow.
 const firstCap = 4
 
+// lists holds the emptied slices of released lists, and listBoxes the
+// *[][]byte that carry them, emptied: a list's own slice is pooled too.
+var lists, listBoxes sync.Pool // of *[][]byte
+
 // A List is a body held in consecutive pooled chunks. The zero value is an
-// empty list. It is a small value (one slice); a copy shares the chunks, so
-// release only one copy. It is not safe for concurrent use.
+// empty list. It is a small value (one slice); a copy shares the chunks and
+// the slice, which Release and Join pool too: once one copy is released, no
+// copy may be used. It is not safe for concurrent use.
 type List struct {
 	c    [][]byte      // only ever appended to by Next
 	hold inflight.Hold // the in-flight charge of the chunks; see Charge
@@ -61,7 +66,7 @@ func (l *List) Next(n int64) []byte {
 		buf = make([]byte, n, MinSize<<c)
 	}
 	if l.c == nil {
-		l.c = make([][]byte, 0, firstCap)
+		l.c = newSlice()
 	}
 	l.c = append(l.c, buf)
 	return buf
@@ -98,7 +103,8 @@ func (l *List) Join() []byte {
 		return []byte{}
 	case 1:
 		out := l.c[0]
-		l.c = nil
+		l.c[0] = nil
+		l.putSlice()
 		l.hold.Release()
 		return out
 	}
@@ -126,6 +132,33 @@ func (l *List) Release() {
 		pools[class].Put(p)
 	}
 	clear(l.c)
-	l.c = l.c[:0]
+	l.putSlice()
 	l.hold.Release()
+}
+
+// newSlice returns an empty slice of chunks, from the pool if it can.
+func newSlice() [][]byte {
+	p, ok := lists.Get().(*[][]byte)
+	if !ok {
+		return make([][]byte, 0, firstCap)
+	}
+	c := *p
+	*p = nil
+	listBoxes.Put(p)
+	return c
+}
+
+// putSlice puts l's slice of chunks, whose elements are cleared, into the
+// pool and leaves l empty.
+func (l *List) putSlice() {
+	if l.c == nil {
+		return
+	}
+	p, ok := listBoxes.Get().(*[][]byte)
+	if !ok {
+		p = new([][]byte)
+	}
+	*p = l.c[:0]
+	lists.Put(p)
+	l.c = nil
 }

@@ -48,7 +48,8 @@ func TestReleaseOnlyPoolsOwnChunks(t *testing.T) {
 }
 
 // TestPooledListAllocatesNothing: in steady state, taking chunks and
-// putting them back allocates at most the list's own slice.
+// putting them back allocates nothing, the list's own slice included; nor
+// does joining them (beyond the joined slice).
 func TestPooledListAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("sync.Pool drops objects at random under the race detector")
@@ -61,8 +62,22 @@ func TestPooledListAllocatesNothing(t *testing.T) {
 		l.Release()
 	}
 	body()
-	if allocs := testing.AllocsPerRun(100, body); allocs > 1 {
-		t.Errorf("a 4-chunk list allocated %v times per body in steady state, want at most 1 (its slice)", allocs)
+	if allocs := testing.AllocsPerRun(100, body); allocs != 0 {
+		t.Errorf("a 4-chunk list allocated %v times per body in steady state, want 0", allocs)
+	}
+	joined := func() {
+		var l List
+		for _, n := range []int64{512, 1024, 2048, 512} {
+			l.Next(n)
+		}
+		l.Join()
+		var one List
+		one.Next(700)
+		one.Join()
+	}
+	joined()
+	if allocs := testing.AllocsPerRun(100, joined); allocs != 2 {
+		t.Errorf("joining a 4-chunk and a 1-chunk list allocated %v times in steady state, want 2 (the joined slice, the chunk handed over)", allocs)
 	}
 }
 
