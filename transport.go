@@ -281,9 +281,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	rb.Usage().SetCharCap(b.MaxDecodedRunes)
 	conn := &tr.watch
 	ctx = conn.watch(ctx, &tr.trace, &t.wedged)
-	headers := t.startHeaderTimer(&tr.headers, cancel, conn)
+	timer := t.startTripTimer(&tr.timer, cancel, conn)
 	resp, err := t.send(req, tr.uctx.set(ctx, rb.Usage()), conn)
-	if err = headers.stop(resp, err); err != nil {
+	if err = timer.stop(resp, err); err != nil {
 		cancel()
 		// net/http's errors quote what the peer sent (a malformed header
 		// line, a proxy's reason phrase, GOAWAY debug data), megabytes of
@@ -305,8 +305,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return resp, nil
 	}
-	resp.Body = guardBody(&tr.guard, ctx, resp.Body, conn, headers)
-	src := body.Source{Budget: b, Mode: t.mode(req, resp), Ctx: ctx, InFlightWait: -1, Cancel: cancel}
+	resp.Body = guardBody(&tr.guard, req.Context(), ctx, resp.Body, conn, timer)
+	src := body.Source{Budget: b, Mode: t.mode(req, resp), Ctx: ctx, InFlightWait: -1, Cancel: cancel,
+		Timer: timer.lend(rb, &tr.guard)}
 	if src.Budget.Timeout == 0 && src.Mode != body.Stream {
 		src.Budget.Timeout = time.Duration(bodyTimeoutDefault.Load()) // see DefaultBodyTimeout
 	}
@@ -335,12 +336,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // long as each other (the response body holds them all), and none is
 // pooled.
 type trip struct {
-	body    body.Body
-	watch   connWatch
-	trace   httptrace.ClientTrace
-	uctx    usageCtx
-	headers headerTimer
-	guard   connBody
+	body  body.Body
+	watch connWatch
+	trace httptrace.ClientTrace
+	uctx  usageCtx
+	timer tripTimer
+	guard connBody
 }
 
 // mode returns how the body of resp reaches the caller: streamed when the

@@ -106,12 +106,19 @@ func (w *connWatch) watch(ctx context.Context, tr *httptrace.ClientTrace, wedged
 // context's error), and a Close that does not return within abortGrace
 // closes the connection. Close is idempotent and safe from any goroutine;
 // every Close returns once the body is closed.
+//
+// ctx is done when the caller's context is, or when the Transport
+// cancels it: a deadline of its own (the body's Budget.Timeout, which
+// calls deadlinePassed) or the end of the body (which closes it anyway).
+// So the caller's context is watched, only if it can be done at all: the
+// Transport's own cancel then spawns no goroutine.
 type connBody struct {
 	io.ReadCloser
 	ctx     context.Context
 	w       *connWatch
 	mu      sync.Mutex
-	stop    func() bool // stops watching ctx; guarded by mu
+	stop    func() bool // stops watching the caller's context, or nil; guarded by mu
+	passed  atomic.Bool // deadlinePassed ran
 	timer   atomic.Pointer[time.Timer]
 	aborted atomic.Bool  // closed by the watch, not by its owner
 	reading atomic.Int32 // Reads in progress in net/http
@@ -120,28 +127,36 @@ type connBody struct {
 	err     error          // of the close; read after done
 	// wedge closes the connection if the Close in progress does not
 	// return within abortGrace.
-	wedge *headerTimer
+	wedge *tripTimer
 }
 
 // guardBody makes b the guard of the body of resp's request, whose context
-// is ctx and whose connection w watches; wedge guards b's Close (see
-// [headerTimer.guardClose]).
-func guardBody(b *connBody, ctx context.Context, body io.ReadCloser, w *connWatch, wedge *headerTimer) *connBody {
+// is ctx, derived from the caller's context parent, and whose connection
+// w watches; wedge guards b's Close (see [tripTimer.guardClose]).
+func guardBody(b *connBody, parent, ctx context.Context, body io.ReadCloser, w *connWatch, wedge *tripTimer) *connBody {
 	b.ReadCloser, b.ctx, b.w, b.wedge = body, ctx, w, wedge
 	b.done.Add(1)
+	if parent.Done() == nil {
+		return b // only the Transport ends ctx, and it tells b
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.stop = context.AfterFunc(ctx, func() {
-		if b.closing.Load() {
-			return // closed already: nothing to abort
-		}
-		t := time.AfterFunc(abortGrace, b.abort)
-		b.timer.Store(t)
-		if b.closing.Load() {
-			t.Stop() // Close came after the check and may have missed t
-		}
-	})
+	b.stop = context.AfterFunc(parent, b.deadlinePassed)
 	return b
+}
+
+// deadlinePassed starts abortGrace once a deadline ended the request's
+// context: the caller's context, or the body's Budget.Timeout. Only the
+// first call counts.
+func (b *connBody) deadlinePassed() {
+	if b.closing.Load() || b.passed.Swap(true) {
+		return // closed already: nothing to abort
+	}
+	t := time.AfterFunc(abortGrace, b.abort)
+	b.timer.Store(t)
+	if b.closing.Load() {
+		t.Stop() // Close came after the check and may have missed t
+	}
 }
 
 // abort closes the body because its context is done and abortGrace has
@@ -178,7 +193,9 @@ func (b *connBody) Close() error {
 		return b.err
 	}
 	b.mu.Lock()
-	b.stop()
+	if b.stop != nil {
+		b.stop()
+	}
 	b.mu.Unlock()
 	if t := b.timer.Load(); t != nil {
 		t.Stop()

@@ -21,9 +21,9 @@ func TestClosedBodyArmsNoAbortTimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		w := new(connWatch)
-		h := new(Transport).startHeaderTimer(new(headerTimer), cancel, w)
+		h := new(Transport).startTripTimer(new(tripTimer), cancel, w)
 		h.stop(nil, nil)
-		b := guardBody(new(connBody), ctx, io.NopCloser(strings.NewReader("hello")), w, h)
+		b := guardBody(new(connBody), ctx, ctx, io.NopCloser(strings.NewReader("hello")), w, h)
 		cancel()
 		b.Close()
 		synctest.Wait() // the context's watch has run
@@ -52,10 +52,10 @@ func TestSecondCloseWaitsForFirst(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		w := new(connWatch)
-		h := new(Transport).startHeaderTimer(new(headerTimer), cancel, w)
+		h := new(Transport).startTripTimer(new(tripTimer), cancel, w)
 		h.stop(nil, nil)
 		src := &blockingCloser{Reader: strings.NewReader("hello"), release: make(chan struct{})}
-		b := guardBody(new(connBody), ctx, src, w, h)
+		b := guardBody(new(connBody), ctx, ctx, src, w, h)
 		go b.Close()
 		synctest.Wait() // the first Close is blocked in the source's Close
 		second := make(chan struct{})

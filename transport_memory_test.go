@@ -252,3 +252,60 @@ func TestResponseHeaderBytesDefault(t *testing.T) {
 		}
 	}
 }
+
+// memBase answers every request from memory with the same gzip body, as a
+// fresh response (RoundTrip changes its header and body): the
+// allocations of a fetch through it are the Transport's and its own.
+type memBase struct{ gz []byte }
+
+type memBody struct{ strings.Reader }
+
+func (*memBody) Close() error { return nil }
+
+func (m *memBase) RoundTrip(req *http.Request) (*http.Response, error) {
+	b := new(memBody)
+	b.Reset(string(m.gz))
+	return &http.Response{StatusCode: http.StatusOK, ProtoMajor: 1, ProtoMinor: 1, Request: req,
+		Header:        http.Header{"Content-Encoding": {"gzip"}, "Content-Type": {"application/json"}},
+		Body:          b,
+		ContentLength: int64(len(m.gz))}, nil
+}
+
+// TestWholeFetchAllocations pins what a whole-body fetch costs the
+// Transport beyond its base, in allocations: its round trip's state, the
+// request's context, trace and Accept-Encoding, the one timer of the
+// round trip, the decoder's codings, and the body ReadBody returns. The
+// pooled decoder, chunks and list of chunks, and the body's deadline and
+// watch (the round trip's timer; no context.AfterFunc for a context that
+// cannot end) cost none.
+func TestWholeFetchAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops objects at random under the race detector")
+	}
+	base := &memBase{gz: encode("gzip", text(4<<10))}
+	tr := &boundhttp.Transport{Base: base}
+	req, err := http.NewRequest("GET", "http://example.invalid/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetch := func() {
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := boundhttp.ReadBody(resp.Body)
+		resp.Body.Close()
+		if err != nil || len(data) != 4<<10 {
+			t.Fatalf("read %d bytes, %v", len(data), err)
+		}
+	}
+	fetch()
+	own := testing.AllocsPerRun(200, func() {
+		resp, _ := base.RoundTrip(req)
+		resp.Body.Close()
+	})
+	const want = 14
+	if got := testing.AllocsPerRun(200, fetch) - own; got > want {
+		t.Errorf("a whole-body fetch allocated %v times beyond its base's %v, want at most %d", got, own, want)
+	}
+}

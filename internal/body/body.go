@@ -96,6 +96,9 @@ type Source struct {
 	// Cancel, on the client, ends a blocked read of the connection (it
 	// cancels the request's context); the timer and Close call it.
 	Cancel context.CancelFunc
+	// Timer, on the client, is the clock of Budget.Timeout, lent by the
+	// body's owner (nil: the body makes its own).
+	Timer Timer
 	// RC, on the server, sets the connection's read deadlines; ArmedAt is
 	// when the Middleware set the first one, at ArmedAt + Budget.Timeout
 	// (zero: none was set). With Watched, the Middleware set none: a body
@@ -104,6 +107,18 @@ type Source struct {
 	RC      *http.ResponseController
 	ArmedAt time.Time
 	Watched bool
+}
+
+// A Timer is a client body's clock for Budget.Timeout, lent by its owner:
+// the Transport runs one timer per round trip, for the response headers,
+// then the body, then the guard of the body's Close, instead of one per
+// phase. When it fires, the owner calls [Body.Expire].
+type Timer interface {
+	// Start arms it to fire after d. Open calls it once.
+	Start(d time.Duration)
+	// Stop disarms it unless it has fired. It may be called more than
+	// once, from any goroutine.
+	Stop()
 }
 
 // Body is one HTTP body through its whole life. The zero Body is ready for
@@ -138,7 +153,7 @@ type Body struct {
 	size   int64
 
 	// deadline
-	timer   *time.Timer // client
+	timer   *time.Timer // client, when the source lends no Timer
 	start   time.Time   // when the clock of a body that owns it (see ownsClock) started
 	expired atomic.Bool // client: the timer fired
 	aborted atomic.Bool // the source was closed
@@ -197,7 +212,11 @@ func (b *Body) Open(cfg *Config, src Source) *limits.Error {
 	switch {
 	case cfg.Side == Client && src.Budget.Timeout > 0:
 		b.start = time.Now()
-		b.timer = time.AfterFunc(src.Budget.Timeout, b.expire)
+		if src.Timer != nil {
+			src.Timer.Start(src.Budget.Timeout)
+		} else {
+			b.timer = time.AfterFunc(src.Budget.Timeout, b.Expire)
+		}
 	case ownsClock(cfg.Side, src):
 		b.start = src.ArmedAt
 		if src.Watched {
@@ -238,10 +257,10 @@ func (b *Body) Breach() *limits.Error { return b.breach.Load() }
 // Size returns the decoded size of a whole body that was read.
 func (b *Body) Size() int64 { return b.size }
 
-// expire runs when Budget.Timeout elapses on the client: cancelling the
+// Expire runs when Budget.Timeout elapses on the client: cancelling the
 // request's context makes the blocked read return and closes the
-// connection.
-func (b *Body) expire() {
+// connection. It is safe to call while a Read is in progress.
+func (b *Body) Expire() {
 	b.expired.Store(true)
 	b.src.Cancel()
 }
@@ -470,9 +489,7 @@ func (b *Body) abort() error {
 	if b.aborted.Swap(true) {
 		return nil
 	}
-	if b.timer != nil {
-		b.timer.Stop()
-	}
+	b.stopTimer()
 	if b.src.Cancel != nil {
 		b.src.Cancel()
 	}
@@ -485,3 +502,13 @@ func (b *Body) abort() error {
 // Whole reports whether b is a whole body (Whole or Lazy), which
 // [Body.Take] can hand over.
 func (b *Body) Whole() bool { return b.src.Mode != Stream && b.cfg != nil }
+
+// stopTimer disarms the client's Budget.Timeout.
+func (b *Body) stopTimer() {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	if b.src.Timer != nil {
+		b.src.Timer.Stop()
+	}
+}

@@ -151,9 +151,7 @@ func (b *Body) late() bool {
 
 // stopDeadline ends the deadline of a body that reached its verified end.
 func (b *Body) stopDeadline() {
-	if b.timer != nil {
-		b.timer.Stop()
-	}
+	b.stopTimer()
 	if b.armed {
 		b.setReadDeadline(time.Time{})
 		b.armed = false

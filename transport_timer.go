@@ -1,0 +1,139 @@
+package boundhttp
+
+import (
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/boundhttp/boundhttp/internal/body"
+)
+
+// tripTimer is the one timer of a round trip. It runs three deadlines one
+// after the other: Transport.HeaderTimeout until the response headers
+// came, then the body's Budget.Timeout (it is the [body.Timer] the body is
+// lent), then the guard of the body's Close (see [connBody.Close]). A
+// timer armed once and moved from phase to phase costs the runtime one
+// timer per round trip instead of one per phase.
+//
+// A phase is armed only on a timer that is known not to run: one whose
+// Stop reported that it stopped it. So a firing always belongs to the
+// phase it was armed for. A timer that fired, or that is still armed for
+// the body when the Close comes, is never armed again: the Close is then
+// guarded by a timer of its own.
+type tripTimer struct {
+	t      *time.Timer
+	phase  atomic.Int32
+	limit  time.Duration // HeaderTimeout
+	cancel func()        // cancels the request
+	w      *connWatch    // the request's connection, closed by the Close guard
+	body   *body.Body    // expired by the body phase
+	guard  *connBody     // told by the body phase that its deadline passed
+	spare  *time.Timer   // guards a Close when t could not
+}
+
+// The phases of a tripTimer.
+const (
+	phaseHeaders  int32 = iota // firing cancels the request
+	phaseIdle                  // stopped before it fired: free to arm
+	phaseBody                  // firing expires the body
+	phaseStopping              // the body's deadline is being stopped
+	phaseSpent                 // the body's deadline fired: never armed again
+	phaseClose                 // firing closes the connection
+)
+
+// startTripTimer arms Transport.HeaderTimeout in h: when it elapses
+// before stop, cancel ends the request. w is the connection a Close of the
+// body closes if it does not return in time (see [tripTimer.guardClose]).
+func (t *Transport) startTripTimer(h *tripTimer, cancel func(), w *connWatch) *tripTimer {
+	h.limit, h.cancel, h.w = t.HeaderTimeout, cancel, w
+	if h.limit == 0 {
+		h.limit = time.Duration(headerTimeoutDefault.Load()) // see DefaultHeaderTimeout
+	}
+	h.t = time.AfterFunc(h.limit, h.fire)
+	return h
+}
+
+// fire runs the deadline of the phase the timer was armed for.
+func (h *tripTimer) fire() {
+	switch h.phase.Load() {
+	case phaseHeaders:
+		h.cancel()
+	case phaseBody, phaseStopping, phaseSpent: // a Stop that came too late
+		h.body.Expire()
+		h.guard.deadlinePassed()
+	case phaseClose:
+		h.w.closeConn()
+	}
+}
+
+// stop disarms the header deadline once the base transport returned resp
+// and err, and returns the error of the round trip: a header timeout if the
+// timer fired first (the request is then cancelled, and resp's body
+// closed), else err.
+func (h *tripTimer) stop(resp *http.Response, err error) error {
+	if h.t.Stop() {
+		h.phase.Store(phaseIdle)
+		return err
+	}
+	if err == nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	return &headerTimeoutError{limit: h.limit}
+}
+
+// lend makes the timer the clock of b's Budget.Timeout (see [body.Timer]),
+// once the headers' deadline stopped; when it fires, b expires and g's
+// grace starts. It returns nil, and b makes a timer of its own, if the
+// timer is not free.
+func (h *tripTimer) lend(b *body.Body, g *connBody) body.Timer {
+	if h.phase.Load() != phaseIdle {
+		return nil
+	}
+	h.body, h.guard = b, g
+	return h
+}
+
+// Start arms the body's deadline on the timer lend found free. The fields
+// fire reads were set before, and the phase orders them before the firing.
+func (h *tripTimer) Start(d time.Duration) {
+	if h.phase.CompareAndSwap(phaseIdle, phaseBody) {
+		h.t.Reset(d)
+	}
+}
+
+// Stop disarms the body's deadline, unless it fired. Of concurrent calls
+// one stops it, and frees the timer for the Close guard if the deadline
+// had not fired; the others return at once, so that none of them can
+// stop the guard armed meanwhile.
+func (h *tripTimer) Stop() {
+	if !h.phase.CompareAndSwap(phaseBody, phaseStopping) {
+		return
+	}
+	if h.t.Stop() {
+		h.phase.Store(phaseIdle)
+	} else {
+		h.phase.Store(phaseSpent)
+	}
+}
+
+// guardClose arms the timer to close the connection if the Close it guards
+// has not returned within d; closed disarms it. It is called at most once
+// (by the first Close of the body).
+func (h *tripTimer) guardClose(d time.Duration) {
+	if h.phase.CompareAndSwap(phaseIdle, phaseClose) {
+		h.t.Reset(d)
+		return
+	}
+	// The timer fired, or is armed for the body or being stopped: a timer
+	// of its own.
+	h.spare = time.AfterFunc(d, h.w.closeConn)
+}
+
+// closed disarms the timer guardClose armed.
+func (h *tripTimer) closed() {
+	if h.spare != nil {
+		h.spare.Stop()
+		return
+	}
+	h.t.Stop()
+}
