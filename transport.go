@@ -11,6 +11,7 @@ import (
 
 	"github.com/boundhttp/boundhttp/decoding"
 	"github.com/boundhttp/boundhttp/internal/body"
+	"github.com/boundhttp/boundhttp/internal/decoder"
 	"github.com/boundhttp/boundhttp/internal/peertext"
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -461,7 +462,8 @@ func (t *Transport) open(rb *body.Body, cfg *body.Config, resp *http.Response, s
 		return fail(err)
 	}
 	ce := strings.Join(resp.Header.Values("Content-Encoding"), ",")
-	codings := decoding.ParseContentEncoding(ce)
+	var buf [2]string // the codings of all but unusual headers, on the stack
+	codings := decoder.AppendCodings(buf[:0], ce)
 	coded := len(codings) > 0
 	if resp.StatusCode == http.StatusPartialContent && coded {
 		// Encoding is the first coding, cut as limits.Error documents: the

@@ -14,6 +14,11 @@ func Supported() []string { return []string{"zstd", "br", "gzip", "deflate"} }
 // the caller can reject them. Several header lines may be joined with ",".
 func ParseContentEncoding(v string) []string { return appendCodings(nil, v) }
 
+// AppendCodings appends the codings of the Content-Encoding value v to
+// codings, as [ParseContentEncoding] returns them: into a buffer on the
+// caller's stack, parsing a header of a coding or two allocates nothing.
+func AppendCodings(codings []string, v string) []string { return appendCodings(codings, v) }
+
 // appendCodings appends the codings of v to codings, as
 // [ParseContentEncoding] returns them.
 func appendCodings(codings []string, v string) []string {
