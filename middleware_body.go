@@ -3,6 +3,7 @@ package boundhttp
 import (
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,7 @@ type exchange struct {
 	rc      http.ResponseController
 	uctx    usageCtx  // r2's context
 	armedAt time.Time // when the body's deadline started (zero: no read deadline can end its reads)
+	watched bool      // a whole body whose deadline the watchdog keeps (none is set on the connection yet)
 	decoded bool      // a coding is removed: the decoded length is unknown
 	src     askedBody // the request's body, as the body reads it
 	body    body.Body
@@ -51,20 +53,25 @@ func (b *askedBody) Read(p []byte) (int, error) {
 // unread, net/http then still reads up to 256 KiB of it before it closes,
 // and a client that stalls must not hold that read (and the connection)
 // open past Budget.Timeout. A body read whole is read before the handler
-// runs: the watchdog keeps its deadline (see body.Source.Watched), and a
-// rejection's drain sets its own deadlines (drainAfterRejection).
+// runs: where the server's own writer sets the read deadline, the watchdog
+// keeps it (see body.Source.Watched); behind any other writer it is set
+// now, as for a streamed body, and where that fails the read runs apart
+// (readWhole). A rejection's drain sets its own deadlines
+// (drainAfterRejection).
 func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budget) *exchange {
 	x := &exchange{m: m, w: w, r: r, timeout: b.Timeout}
 	x.rc = *http.NewResponseController(w) // inlined: no allocation of its own
 	switch {
 	case b.Timeout <= 0:
-	case !m.cfg.Streaming:
+	case !m.cfg.Streaming && serversDeadline(w):
 		// A body read whole is read now: the watchdog sets the deadline
 		// only if the read outlasts it (see body.Source.Watched).
-		if setsReadDeadline(w) {
-			x.armedAt = time.Now()
-		}
+		x.armedAt, x.watched = time.Now(), true
 	default:
+		// Streamed, or behind a writer of someone else's whose
+		// SetReadDeadline may fail when the watchdog needs it: set now, the
+		// deadline is known to reach the connection (else a whole body's
+		// read runs apart, see readWhole).
 		if now := time.Now(); x.rc.SetReadDeadline(now.Add(b.Timeout)) == nil {
 			x.armedAt = now
 		}
@@ -72,14 +79,25 @@ func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budg
 	return x
 }
 
-// setsReadDeadline reports whether a read deadline reaches the connection
-// through w: whether w, or a writer it unwraps to, has SetReadDeadline, as
-// [http.ResponseController] looks for it.
-func setsReadDeadline(w http.ResponseWriter) bool {
+// serversDeadline reports whether the read deadline that reaches the
+// connection through w is set by the server's own writer (net/http's, for
+// HTTP/1 and HTTP/2, or golang.org/x/net/http2's), found as
+// [http.ResponseController] finds it: the first of w and the writers it
+// unwraps to that has SetReadDeadline. Only such a writer is known to
+// succeed whenever it is called, as the watchdog calls it, at the deadline
+// and no sooner: a wrapper's SetReadDeadline may forward to a writer that
+// has none ([http.TimeoutHandler]'s) and fail, and a stalled read would
+// then wait unanswered for the server's ReadTimeout.
+func serversDeadline(w http.ResponseWriter) bool {
 	for range maxUnwrap {
 		switch t := w.(type) {
 		case interface{ SetReadDeadline(time.Time) error }:
-			return true
+			rt := reflect.TypeOf(t)
+			if rt.Kind() == reflect.Pointer {
+				rt = rt.Elem()
+			}
+			p := rt.PkgPath()
+			return p == "net/http" || p == "golang.org/x/net/http2"
 		case interface{ Unwrap() http.ResponseWriter }:
 			w = t.Unwrap()
 		default:
@@ -102,7 +120,7 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 	x.src.Reader = x.r.Body
 	src := body.Source{Body: &x.src, Closer: x.r.Body, Encoding: ce, Budget: b, Mode: body.Whole,
 		JSON: x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type"))),
-		Ctx:  x.r.Context(), InFlightWait: x.m.cfg.InFlightWait, RC: &x.rc, ArmedAt: x.armedAt, Watched: !x.m.cfg.Streaming}
+		Ctx:  x.r.Context(), InFlightWait: x.m.cfg.InFlightWait, RC: &x.rc, ArmedAt: x.armedAt, Watched: x.watched}
 	if x.m.cfg.Streaming {
 		src.Mode = body.Stream
 	}

@@ -1283,3 +1283,47 @@ func (l *lateReader) Read(p []byte) (int, error) {
 }
 
 func (l *lateReader) Close() error { return nil }
+
+// TestStalledBodyBehindFailingReadDeadlineAnswered (trap: a read deadline
+// taken on trust): a wrapper without Unwrap that forwards SetReadDeadline
+// (through its own ResponseController) to a writer that has none, here
+// http.TimeoutHandler's, fails when called. A whole body whose deadline
+// was left to a call at the deadline would then stall unanswered until the
+// server's ReadTimeout; it must get its 408 at about Budget.Timeout, as
+// behind a writer with no SetReadDeadline at all.
+func TestStalledBodyBehindFailingReadDeadlineAnswered(t *testing.T) {
+	t.Parallel()
+	const timeout = 100 * time.Millisecond
+	mw := mustMW(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: timeout}})
+	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("handler called for a stalled body")
+	}))
+	s := httptest.NewServer(http.TimeoutHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(forwardingWriter{w}, r)
+	}), time.Minute, "handler timeout"))
+	defer s.Close()
+	c, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close() // before the server's Close, which waits for the handler
+	start := time.Now()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
+	c.SetReadDeadline(start.Add(8 * time.Second)) // the client gives up after 8 s
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("stalled body behind a failing SetReadDeadline: no answer after %v (%v)", time.Since(start), err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusRequestTimeout || problem(t, string(answer)).Stage != "timeout" {
+		t.Errorf("stalled body behind a failing SetReadDeadline: %d %s, want 408 stage timeout", resp.StatusCode, answer)
+	}
+}
+
+// forwardingWriter is a wrapper without Unwrap that forwards
+// SetReadDeadline to the writer it wraps, which may have none.
+type forwardingWriter struct{ http.ResponseWriter }
+
+func (w forwardingWriter) SetReadDeadline(t time.Time) error {
+	return http.NewResponseController(w.ResponseWriter).SetReadDeadline(t)
+}
