@@ -384,7 +384,7 @@ func (b *Body) Close() error {
 	if !first {
 		return nil
 	}
-	b.unwatch(false)
+	b.unwatch()
 	b.fence()
 	err := b.abort()
 	if release {
@@ -405,7 +405,7 @@ func (b *Body) Close() error {
 // net/http then owns it, for the next request's headers.
 func (b *Body) Finish() {
 	_, release := b.g.close()
-	b.unwatch(false)
+	b.unwatch()
 	b.fence()
 	if release {
 		b.release()
@@ -466,7 +466,7 @@ func (b *Body) broken() {
 	if b.cfg.Side == Client {
 		b.abort()
 	}
-	b.unwatch(false)
+	b.unwatch()
 	if b.d != nil {
 		b.d.Abandon()
 		b.d = nil

@@ -101,23 +101,25 @@ func (b *Body) open() error {
 // failure is classified for the answer. A failure is sticky.
 func (b *Body) outcome(err error) error {
 	u := b.d.Usage()
-	switch {
-	case err == nil:
+	if err == nil {
 		b.usage.Set(u, false)
 		return nil
-	case err == io.EOF && b.late():
+	}
+	// The read ended: no interrupt comes after this, and one that came
+	// before it means the deadline passed first (see unwatch).
+	interrupted := b.unwatch()
+	switch {
+	case err == io.EOF && (interrupted || b.late()):
 		err = b.timeoutError(nil)
 	case err == io.EOF:
 		b.ended = true
 		b.usage.Set(u, b.verified)
 		b.stopDeadline()
-		b.unwatch(true)
 		return io.EOF
 	case b.cfg.Side == Client && b.expired.Load():
 		err = b.cutByTimer(err)
 	}
 	b.usage.Set(u, false)
-	b.unwatch(false)
 	if b.cfg.Side == Server {
 		e := serverError(b.src.Ctx, err, b.src.Budget.Timeout)
 		b.breach.Store(e)

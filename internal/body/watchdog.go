@@ -141,20 +141,23 @@ func (b *Body) interrupt() {
 	b.interrupted = b.src.RC.SetReadDeadline(time.Unix(1, 0)) == nil
 }
 
-// unwatch takes a watched body out of the watchdog once its read ended
-// (ended: at its verified end) or its life did: after it returned, no
-// interrupt touches the connection. An interrupt that came as the read
-// reached its end is undone; after a failed read the past deadline stays,
-// so that nothing more is waited for from that client.
-func (b *Body) unwatch(ended bool) {
-	if !b.watched.Swap(false) {
-		return
+// unwatch takes a watched body out of the watchdog once its read ended or
+// its life did, and reports whether the watchdog interrupted the read
+// before: after it returned, no interrupt touches the connection. A past
+// deadline, once set, is never undone, and a read it may have ended is
+// never accepted (see outcome): on HTTP/1 net/http's background read,
+// started as soon as the connection's body ended, fails on it and cancels
+// the request's context, and on HTTP/2 the stream's body is closed for
+// good; so nothing more is waited for from that client either.
+func (b *Body) unwatch() (interrupted bool) {
+	if !b.src.Watched {
+		return false
 	}
-	watch.remove(b)
+	if b.watched.Swap(false) {
+		watch.remove(b)
+	}
 	b.dl.Lock()
 	defer b.dl.Unlock()
 	b.settled = true
-	if b.interrupted && ended && !b.g.closed() {
-		b.src.RC.SetReadDeadline(time.Time{})
-	}
+	return b.interrupted
 }

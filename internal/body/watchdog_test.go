@@ -113,27 +113,54 @@ func TestWatchdogLeavesEndedBodyAlone(t *testing.T) {
 	}
 }
 
-// TestWatchdogUndoesInterruptAtEnd: an interrupt that comes while the
-// last bytes are being read, before the body noticed its end, is undone
-// at the end: the read deadline is cleared, so that the connection serves
-// the handler and the next request.
-func TestWatchdogUndoesInterruptAtEnd(t *testing.T) {
+// TestWatchdogInterruptedBodyNeverAccepted (trap: undoing a past deadline
+// that already did its harm): net/http starts its background read of the
+// connection as soon as the body's last byte came off it, while the body
+// still decodes and checks what it read. An interrupt that comes then (the
+// deadline passed) makes that background read fail and cancel the
+// request's context, and clearing the deadline at the body's end cannot
+// take it back: the body must be rejected as late, never handed to a
+// handler whose context is already cancelled; the past deadline stays.
+func TestWatchdogInterruptedBodyNeverAccepted(t *testing.T) {
 	w := newConnWriter()
-	src := newSource([]byte(`{"a":1}`), true)
+	src := &endGap{data: []byte(`{"a":1}`), hit: make(chan struct{}), gate: make(chan struct{})}
 	b := openWatched(t, src, w, time.Hour)
 	defer b.Finish()
 	done := make(chan error, 1)
 	go func() { done <- b.ReadAll() }()
-	<-src.inRead
-	b.interrupt() // the read is still running
+	<-src.hit
+	b.interrupt() // as fire would at the deadline: the read has not settled
 	close(src.gate)
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	if err := <-done; err == nil {
+		t.Fatal("a body whose read the watchdog interrupted was accepted")
 	}
-	got := w.calls()
-	if len(got) != 2 || got[0].After(time.Now()) || !got[1].IsZero() {
-		t.Errorf("deadlines set: %v, want the interrupt's, then a clear", got)
+	if e := b.Breach(); e == nil || e.Stage != limits.StageTimeout {
+		t.Errorf("breach: %v, want stage timeout", e)
 	}
+	if got := w.calls(); len(got) != 1 || got[0].IsZero() || got[0].After(time.Now()) {
+		t.Errorf("deadlines set: %v, want the interrupt's only, never cleared", got)
+	}
+}
+
+// endGap is a connection's body that returns all its bytes and io.EOF in
+// one Read, and between its end and that Read's return (where net/http
+// starts its background read) waits for gate, after closing hit.
+type endGap struct {
+	data      []byte
+	hit, gate chan struct{}
+}
+
+func (e *endGap) Read(p []byte) (int, error) {
+	if len(e.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, e.data)
+	if e.data = e.data[n:]; len(e.data) > 0 {
+		return n, nil
+	}
+	close(e.hit)
+	<-e.gate
+	return n, io.EOF
 }
 
 // TestWatchdogHoldsNoBodyAfterItsEnd (trap: a process-wide list that keeps
