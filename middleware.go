@@ -49,7 +49,9 @@ import (
 // [http.Server.ReadTimeout] ends a body read no read deadline reaches
 // (behind a writer without Unwrap, and the drain of a rejected body there):
 // set it above Budget.Timeout (by default [DefaultBodyTimeout]) plus the
-// drain's 5 s. IdleTimeout bounds
+// drain's 5 s. A shorter ReadTimeout (it runs from the request's first
+// byte) ends a whole body's read first, answered 408 all the same with the
+// time that passed as observed. IdleTimeout bounds
 // keep-alive connections between requests. WriteTimeout is not relied on,
 // and would end long-lived event streams (an MCP session's GET).
 //

@@ -1327,3 +1327,41 @@ type forwardingWriter struct{ http.ResponseWriter }
 func (w forwardingWriter) SetReadDeadline(t time.Time) error {
 	return http.NewResponseController(w.ResponseWriter).SetReadDeadline(t)
 }
+
+// TestTimeoutAnswerStatesElapsedOfShorterReadTimeout (trap: a rejection
+// that reports a number nobody observed): a whole body's read is ended by
+// whichever read deadline of the connection comes first, and the server's
+// own ReadTimeout, shorter than Budget.Timeout, comes first. The 408 must
+// say how long the body was read, not claim that the whole Budget.Timeout
+// passed.
+func TestTimeoutAnswerStatesElapsedOfShorterReadTimeout(t *testing.T) {
+	t.Parallel()
+	const budget = 10 * time.Second
+	mw := mustMW(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: budget}})
+	s := httptest.NewUnstartedServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("handler called for a stalled body")
+	})))
+	s.Config.ReadTimeout = 200 * time.Millisecond
+	s.Start()
+	defer s.Close()
+	c, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
+	c.SetReadDeadline(start.Add(8 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("stalled body, ReadTimeout 200 ms, Budget.Timeout 10 s: no answer after %v (%v)", time.Since(start), err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	elapsed := time.Since(start)
+	p := problem(t, string(answer))
+	if resp.StatusCode != http.StatusRequestTimeout || p.Stage != "timeout" || p.Limit != budget.Milliseconds() ||
+		p.Observed > elapsed.Milliseconds() {
+		t.Errorf("stalled body ended by a 200 ms ReadTimeout after %v: %d %s, want 408 stage timeout, limit %d, observed at most the time that passed",
+			elapsed, resp.StatusCode, answer, budget.Milliseconds())
+	}
+}

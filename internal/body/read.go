@@ -121,7 +121,7 @@ func (b *Body) outcome(err error) error {
 	}
 	b.usage.Set(u, false)
 	if b.cfg.Side == Server {
-		e := serverError(b.src.Ctx, err, b.src.Budget.Timeout)
+		e := serverError(b.src.Ctx, err, b.src.Budget.Timeout, b.start)
 		b.breach.Store(e)
 		if e != nil && b.cfg.Wrap != nil && b.src.Mode == Stream {
 			err = b.cfg.Wrap(e)

@@ -14,7 +14,10 @@ import (
 )
 
 // serverError turns an error reading a request body into the rejection to
-// answer, or nil only when the client is gone and no answer can arrive.
+// answer, or nil only when the client is gone and no answer can arrive. A
+// read deadline's reports the time since start as observed (zero start:
+// unknown, taken as timeout): the deadline that ended the read may be the
+// server's own ReadTimeout, earlier than Budget.Timeout.
 //
 // Returning without writing is not "no answer": net/http then sends
 // 200 OK with an empty body, telling a proxy or client that a request the
@@ -24,14 +27,18 @@ import (
 // as wire (413) with that limit, and anything else the server's body reader
 // reports (a malformed chunk size, an HTTP/2 stream whose DATA disagrees
 // with its content-length) as integrity (400).
-func serverError(ctx context.Context, err error, timeout time.Duration) *limits.Error {
+func serverError(ctx context.Context, err error, timeout time.Duration, start time.Time) *limits.Error {
 	var le *limits.Error
 	if errors.As(err, &le) {
 		return le
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
+		observed := timeout
+		if !start.IsZero() {
+			observed = time.Since(start)
+		}
 		return &limits.Error{Stage: limits.StageTimeout, Limit: timeout.Milliseconds(),
-			Observed: timeout.Milliseconds(), Err: deadlineError{err}}
+			Observed: observed.Milliseconds(), Err: deadlineError{err}}
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
