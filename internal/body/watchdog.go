@@ -17,25 +17,29 @@ import (
 // would have. The body's end is checked against the deadline too (see
 // late), so a body that ends after it is rejected whatever interrupted it.
 
-// watchdog holds the bodies whose deadline it keeps, in a list, and one
-// timer armed for the earliest deadline it was told of. The timer is reset
-// only for a deadline earlier than the one it is armed for: bodies of one
-// budget arrive with later deadlines than the ones before, so under steady
-// load the timer fires about once per Timeout, not once per request.
+// watchdog holds the bodies whose deadline it keeps in a min-heap by
+// deadline, and one timer armed for the earliest deadline it was told of.
+// The timer is reset only for a deadline earlier than the one it is armed
+// for: bodies of one budget arrive with later deadlines than the ones
+// before, so under steady load the timer fires about once per Timeout, not
+// once per request. A heap, not a list scanned at each expiry: clients that
+// stall on purpose each expire on their own, and a scan of every waiting
+// body per expiry, under the lock every request takes, would cost the
+// process the square of their number.
 type watchdog struct {
-	mu     sync.Mutex
-	head   *Body       // the watched bodies, linked by watchEntry
-	n      int         // how many
-	timer  *time.Timer // nil until the first body
-	target time.Time   // when the timer fires; zero: not armed
+	mu       sync.Mutex
+	heap     []*Body     // the watched bodies, earliest deadline first; watchEntry.i is the place
+	timer    *time.Timer // nil until the first body
+	target   time.Time   // when the timer fires; zero: not armed
+	compares int         // deadline comparisons made (for tests)
 }
 
-// watchEntry is a body's place in the watchdog's list; guarded by the
+// watchEntry is a body's place in the watchdog's heap; guarded by the
 // watchdog's mu.
 type watchEntry struct {
-	prev, next *Body
-	on         bool      // in the list
-	deadline   time.Time // when the body's read is ended
+	i        int       // its index in the heap
+	on       bool      // in the heap
+	deadline time.Time // when the body's read is ended
 }
 
 // watch is the process's watchdog of whole request bodies.
@@ -45,13 +49,9 @@ var watch watchdog
 func (w *watchdog) add(b *Body, deadline time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	e := &b.watch
-	e.deadline, e.on, e.prev, e.next = deadline, true, nil, w.head
-	if w.head != nil {
-		w.head.watch.prev = b
-	}
-	w.head = b
-	w.n++
+	b.watch.deadline, b.watch.on, b.watch.i = deadline, true, len(w.heap)
+	w.heap = append(w.heap, b)
+	w.up(b.watch.i)
 	if w.target.IsZero() || deadline.Before(w.target) {
 		w.arm(deadline)
 	}
@@ -61,25 +61,70 @@ func (w *watchdog) add(b *Body, deadline time.Time) {
 func (w *watchdog) remove(b *Body) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.unlink(b)
+	if b.watch.on {
+		w.take(b.watch.i)
+	}
 }
 
-// unlink takes b out of the list; the caller holds mu.
-func (w *watchdog) unlink(b *Body) {
-	e := &b.watch
-	if !e.on {
-		return
+// take removes the heap's i-th body; the caller holds mu. The slot it
+// leaves is cleared, so that the heap's array holds no ended body, and the
+// array shrinks once a burst has passed.
+func (w *watchdog) take(i int) *Body {
+	b, last := w.heap[i], len(w.heap)-1
+	w.swap(i, last)
+	w.heap[last] = nil
+	w.heap = w.heap[:last]
+	if i < last && !w.up(i) {
+		w.down(i)
 	}
-	if e.prev != nil {
-		e.prev.watch.next = e.next
-	} else {
-		w.head = e.next
+	b.watch.on = false
+	if c := cap(w.heap); c > 64 && len(w.heap) < c/4 {
+		w.heap = append(make([]*Body, 0, c/2), w.heap...)
 	}
-	if e.next != nil {
-		e.next.watch.prev = e.prev
+	return b
+}
+
+// before reports whether the heap's i-th deadline is before its j-th.
+func (w *watchdog) before(i, j int) bool {
+	w.compares++
+	return w.heap[i].watch.deadline.Before(w.heap[j].watch.deadline)
+}
+
+func (w *watchdog) swap(i, j int) {
+	w.heap[i], w.heap[j] = w.heap[j], w.heap[i]
+	w.heap[i].watch.i, w.heap[j].watch.i = i, j
+}
+
+// up moves the i-th body up to its place, and reports whether it moved.
+func (w *watchdog) up(i int) bool {
+	moved := false
+	for i > 0 {
+		p := (i - 1) / 2
+		if !w.before(i, p) {
+			break
+		}
+		w.swap(i, p)
+		i, moved = p, true
 	}
-	e.prev, e.next, e.on = nil, nil, false
-	w.n--
+	return moved
+}
+
+// down moves the i-th body down to its place.
+func (w *watchdog) down(i int) {
+	for n := len(w.heap); ; {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && w.before(c+1, c) {
+			c++
+		}
+		if !w.before(c, i) {
+			return
+		}
+		w.swap(i, c)
+		i = c
+	}
 }
 
 // arm sets the timer to fire at t; the caller holds mu.
@@ -93,28 +138,23 @@ func (w *watchdog) arm(t time.Time) {
 }
 
 // fire ends the reads of the bodies past their deadline and arms the timer
-// for the earliest deadline left. The bodies are interrupted after mu is
-// released: interrupt takes the body's own lock, which the body holds
-// while it removes itself.
+// for the earliest deadline left; it looks at no body that is not due but
+// the first. The bodies are interrupted after mu is released: interrupt
+// takes the body's own lock, which the body holds while it removes itself.
 func (w *watchdog) fire() {
 	var due []*Body
 	w.mu.Lock()
 	now := time.Now()
-	var next time.Time
-	for b := w.head; b != nil; {
-		e := &b.watch
-		nb := e.next
-		if !e.deadline.After(now) {
-			w.unlink(b)
-			due = append(due, b)
-		} else if next.IsZero() || e.deadline.Before(next) {
-			next = e.deadline
+	for len(w.heap) > 0 {
+		w.compares++
+		if w.heap[0].watch.deadline.After(now) {
+			break
 		}
-		b = nb
+		due = append(due, w.take(0))
 	}
 	w.target = time.Time{}
-	if !next.IsZero() {
-		w.arm(next)
+	if len(w.heap) > 0 {
+		w.arm(w.heap[0].watch.deadline)
 	}
 	w.mu.Unlock()
 	for _, b := range due {
@@ -122,11 +162,17 @@ func (w *watchdog) fire() {
 	}
 }
 
-// watching reports how many bodies the watchdog holds (for tests).
-func (w *watchdog) watching() int {
+// watching reports how many bodies the watchdog holds, and how many ended
+// bodies its array still points to, which must be none (for tests).
+func (w *watchdog) watching() (n, stale int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.n
+	for _, b := range w.heap[len(w.heap):cap(w.heap)] {
+		if b != nil {
+			stale++
+		}
+	}
+	return len(w.heap), stale
 }
 
 // interrupt ends a read of b that is still running at its deadline, by

@@ -96,6 +96,24 @@ func TestWatchdogEndsStalledReadAtDeadline(t *testing.T) {
 	}
 }
 
+// TestWatchdogEarlierDeadlineAfterLaterOnes (trap: a timer armed for the
+// first deadline it was told of): per-route budgets register a body with
+// a short Timeout after bodies with long ones; its stalled read must still
+// end at its own deadline, not at theirs.
+func TestWatchdogEarlierDeadlineAfterLaterOnes(t *testing.T) {
+	for range 3 {
+		later := openWatched(t, newSource([]byte(`{"a":1}`), false), newConnWriter(), time.Hour)
+		defer later.Finish()
+	}
+	w := newConnWriter()
+	b := openWatched(t, stalled{w.cut}, w, 50*time.Millisecond)
+	defer b.Finish()
+	b.ReadAll()
+	if e := b.Breach(); e == nil || e.Stage != limits.StageTimeout || !errors.Is(e, os.ErrDeadlineExceeded) {
+		t.Fatalf("breach of a 50 ms body registered after 1 h ones: %v, want stage timeout from the read deadline", e)
+	}
+}
+
 // TestWatchdogLeavesEndedBodyAlone (trap: an interrupt after the end): the
 // watchdog may pick a body as overdue just as its read ends; once the read
 // ended, an interrupt must not touch the connection, whose background read
@@ -163,12 +181,12 @@ func (e *endGap) Read(p []byte) (int, error) {
 	return n, io.EOF
 }
 
-// TestWatchdogHoldsNoBodyAfterItsEnd (trap: a process-wide list that keeps
-// every request alive): a body leaves the watchdog when its read ends,
-// fails, or its life ends unread, so the watchdog holds only reads in
-// progress.
+// TestWatchdogHoldsNoBodyAfterItsEnd (trap: a process-wide structure that
+// keeps every request alive): a body leaves the watchdog when its read
+// ends, fails, or its life ends unread, so the watchdog holds only reads
+// in progress, and its array points to no body that left.
 func TestWatchdogHoldsNoBodyAfterItsEnd(t *testing.T) {
-	before := watch.watching()
+	before, _ := watch.watching()
 	for range 100 {
 		w := newConnWriter()
 		ok := openWatched(t, newSource([]byte(`{"a":1}`), false), w, time.Hour)
@@ -182,8 +200,48 @@ func TestWatchdogHoldsNoBodyAfterItsEnd(t *testing.T) {
 		failed.ReadAll()
 		failed.Finish()
 	}
-	if n := watch.watching() - before; n != 0 {
-		t.Errorf("watchdog holds %d more bodies after 300 ended ones, want 0", n)
+	n, stale := watch.watching()
+	if n -= before; n != 0 || stale != 0 {
+		t.Errorf("watchdog holds %d more bodies after 300 ended ones, and points to %d that left; want 0, 0", n, stale)
+	}
+}
+
+// TestWatchdogExpiryCostIndependentOfWaitingBodies (trap: a scan of every
+// waiting body at each expiry, under the lock every request takes):
+// clients that stall on purpose expire one by one, and each expiry must
+// cost about the same whether 10 or 10 000 other bodies wait, or the
+// clients buy the square of their number in the server's time. With 10 000
+// bodies waiting an hour, 100 expiries of one overdue body each make at
+// most a few comparisons per level of the heap.
+func TestWatchdogExpiryCostIndependentOfWaitingBodies(t *testing.T) {
+	var w watchdog
+	now := time.Now()
+	const waiting, expiries = 10000, 100
+	for i := range waiting {
+		w.add(new(Body), now.Add(time.Hour+time.Duration(i)*time.Millisecond))
+	}
+	w.mu.Lock()
+	w.compares = 0
+	w.mu.Unlock()
+	for range expiries {
+		// Overdue, and its life ended: the interrupt leaves it alone. Its
+		// timer fires too.
+		overdue := new(Body)
+		overdue.g.close()
+		w.add(overdue, now.Add(-time.Millisecond))
+		w.fire()
+	}
+	w.mu.Lock()
+	compares := w.compares
+	w.timer.Stop()
+	w.mu.Unlock()
+	// add: up to 14 levels; take: 2 per level; fire: the first not due;
+	// the timer's own fire of an overdue body: about as many again.
+	if limit := expiries * 4 * 3 * 14; compares > limit {
+		t.Errorf("%d expiries beside %d waiting bodies made %d deadline comparisons, want at most %d", expiries, waiting, compares, limit)
+	}
+	if n, _ := w.watching(); n != waiting {
+		t.Errorf("%d bodies left waiting, want %d", n, waiting)
 	}
 }
 
