@@ -6,8 +6,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/limits"
@@ -134,5 +136,64 @@ func TestHTTP2RejectionRefusesOnlyTheStream(t *testing.T) {
 	resp.Body.Close()
 	if n := conns.Load(); n != 1 || resp.StatusCode != 200 {
 		t.Errorf("after the rejection: %d connections, status %d; want the one connection reused, 200", n, resp.StatusCode)
+	}
+}
+
+// TestHTTP2StalledWholeBodyAnswered408 (trap: a deadline that reaches an
+// HTTP/1 connection but not an HTTP/2 stream): a whole body's stalled
+// read is ended at Budget.Timeout by a read deadline set in the past from
+// another goroutine than the handler's, which on HTTP/2 closes only the
+// stream's body. The client gets 408 stage timeout, over h2c and TLS, and
+// its next request on the same connection is served.
+func TestHTTP2StalledWholeBodyAnswered408(t *testing.T) {
+	t.Parallel()
+	for _, useTLS := range []bool{false, true} {
+		mw := mustMW(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: 100 * time.Millisecond}})
+		var conns atomic.Int32
+		s := httptest.NewUnstartedServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			data, _ := io.ReadAll(r.Body)
+			io.WriteString(w, r.Proto+" "+string(data))
+		})))
+		s.Config.ConnState = func(c net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				conns.Add(1)
+			}
+		}
+		c := &http.Client{Timeout: 8 * time.Second} // the client's patience
+		if useTLS {
+			s.EnableHTTP2 = true
+			s.StartTLS()
+			c.Transport = s.Client().Transport
+		} else {
+			s.Config.Protocols = new(http.Protocols)
+			s.Config.Protocols.SetUnencryptedHTTP2(true)
+			s.Start()
+			tr := &http.Transport{Protocols: new(http.Protocols)}
+			tr.Protocols.SetUnencryptedHTTP2(true)
+			c.Transport = tr
+		}
+		t.Cleanup(s.Close)
+		pr, pw := io.Pipe()
+		go pw.Write([]byte("first bytes")) // then nothing
+		req, _ := http.NewRequest("POST", s.URL, pr)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("TLS %v: stalled body: %v", useTLS, err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		pw.Close()
+		if resp.ProtoMajor != 2 || resp.StatusCode != http.StatusRequestTimeout || problem(t, string(answer)).Stage != "timeout" {
+			t.Errorf("TLS %v: stalled body: %s %d %s, want 408 stage timeout over HTTP/2", useTLS, resp.Proto, resp.StatusCode, answer)
+		}
+		resp, err = c.Post(s.URL, "text/plain", strings.NewReader("next"))
+		if err != nil {
+			t.Fatalf("TLS %v: next request: %v", useTLS, err)
+		}
+		answer, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(answer) != "HTTP/2.0 next" || conns.Load() != 1 {
+			t.Errorf("TLS %v: next request: %d %q on %d connections, want 200 %q on the one connection", useTLS, resp.StatusCode, answer, conns.Load(), "HTTP/2.0 next")
+		}
 	}
 }
