@@ -1,12 +1,16 @@
 package boundhttp_test
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/limits"
@@ -185,5 +189,39 @@ func TestNestedMiddlewareAdoptsAcrossInFlightBudgets(t *testing.T) {
 				t.Errorf("outer InFlight InUse() = %d after the request, want 0", of.InUse())
 			}
 		})
+	}
+}
+
+// TestNestedInnerTimeoutUnderStreamingOuterIsItsOwn (trap: a layer that
+// reports the breach of the layer below as its own): under a streaming
+// Middleware, an inner one reads the whole body through the outer one's
+// streamed body. The inner one's shorter Timeout ends a stalled read at
+// its deadline, and the read fails through the outer body, which labels
+// the failure with its own budget. The 408 must carry the inner Timeout
+// and the time that passed, not claim the outer one's 10 s had.
+func TestNestedInnerTimeoutUnderStreamingOuterIsItsOwn(t *testing.T) {
+	t.Parallel()
+	const inner, outer = 100 * time.Millisecond, 10 * time.Second
+	s := nestedServer(t, boundhttp.MiddlewareConfig{Streaming: true, Budget: limits.Budget{Timeout: outer}},
+		boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: inner}})
+	c, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	fmt.Fprintf(c, "POST /route HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
+	c.SetReadDeadline(start.Add(8 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("stalled body, inner Timeout 100 ms under a streaming outer 10 s: no answer after %v (%v)", time.Since(start), err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	elapsed := time.Since(start)
+	p := problem(t, string(answer))
+	if resp.StatusCode != http.StatusRequestTimeout || p.Stage != "timeout" || p.Limit != inner.Milliseconds() ||
+		p.Observed < inner.Milliseconds() || p.Observed > elapsed.Milliseconds() {
+		t.Errorf("stalled body, inner Timeout 100 ms under a streaming outer 10 s, answered after %v: %d %s, want 408 stage timeout, limit 100, observed from 100 to the time that passed",
+			elapsed, resp.StatusCode, answer)
 	}
 }

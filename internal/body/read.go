@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"time"
 
 	"github.com/boundhttp/boundhttp/internal/chunk"
@@ -116,6 +117,12 @@ func (b *Body) outcome(err error) error {
 		b.usage.Set(u, b.verified)
 		b.stopDeadline()
 		return io.EOF
+	case interrupted && errors.Is(err, os.ErrDeadlineExceeded):
+		// The watchdog's deadline ended the read, also where the failure
+		// comes up through a layer below that labels it with its own
+		// budget (an outer Middleware's streamed body): the timeout is
+		// this body's.
+		err = b.timeoutError(deadlineError{err})
 	case b.cfg.Side == Client && b.expired.Load():
 		err = b.cutByTimer(err)
 	}
