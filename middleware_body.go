@@ -81,7 +81,8 @@ func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budg
 
 // serversDeadline reports whether the read deadline that reaches the
 // connection through w is set by the server's own writer (net/http's, for
-// HTTP/1 and HTTP/2, or golang.org/x/net/http2's), found as
+// HTTP/1 and HTTP/2 wherever net/http keeps it, or
+// golang.org/x/net/http2's), found as
 // [http.ResponseController] finds it: the first of w and the writers it
 // unwraps to that has SetReadDeadline. Only such a writer is known to
 // succeed whenever it is called, as the watchdog calls it, at the deadline
@@ -97,7 +98,7 @@ func serversDeadline(w http.ResponseWriter) bool {
 				rt = rt.Elem()
 			}
 			p := rt.PkgPath()
-			return p == "net/http" || p == "golang.org/x/net/http2"
+			return p == "net/http" || strings.HasPrefix(p, "net/http/internal/") || p == "golang.org/x/net/http2"
 		case interface{ Unwrap() http.ResponseWriter }:
 			w = t.Unwrap()
 		default:
