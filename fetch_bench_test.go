@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/limits"
@@ -173,5 +174,44 @@ func BenchmarkFetchClients(b *testing.B) {
 				concurrently(b, n, func() error { return f.fetch(s.URL, size) })
 			})
 		}
+	}
+}
+
+// BenchmarkFetchPaired is the paired form of BenchmarkFetch: one loop
+// fetches the body with the stock client and with the Transport (read with
+// io.ReadAll, or with ReadBody) in turn, the order flipping every
+// iteration, so that the load of a shared machine falls on both instead of
+// on whichever sub-benchmark ran at the time. Metrics: ns/op-stock and
+// ns/op-bounded, the mean wall time of one fetch with each, and speed, the
+// median over iterations of the stock fetch's time over the Transport's
+// (above 1: the Transport is faster). ns/op, B/op and allocs/op count both
+// fetches of an iteration.
+func BenchmarkFetchPaired(b *testing.B) {
+	for _, size := range []int{4 << 10, 8 << 20} {
+		s := gzipJSONServer(text(size))
+		fs := fetchers(2)
+		timed := func(f fetcher) func() time.Duration {
+			return func() time.Duration {
+				start := time.Now()
+				if err := f.fetch(s.URL, size); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(start)
+			}
+		}
+		for _, f := range fs[1:] {
+			b.Run("size="+bsize(size)+"/client="+f.name, func(b *testing.B) {
+				timed(fs[0])() // open both connections before measuring
+				timed(f)()
+				p := interleave(b, timed(fs[0]), timed(f))
+				b.ReportMetric(float64(p.tx.Nanoseconds())/float64(p.n), "ns/op-stock")
+				b.ReportMetric(float64(p.ty.Nanoseconds())/float64(p.n), "ns/op-bounded")
+				b.ReportMetric(p.medianRatio(), "speed")
+			})
+		}
+		for _, f := range fs {
+			f.close()
+		}
+		s.Close()
 	}
 }
