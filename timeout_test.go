@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -1363,5 +1364,43 @@ func TestTimeoutAnswerStatesElapsedOfShorterReadTimeout(t *testing.T) {
 		p.Observed > elapsed.Milliseconds() {
 		t.Errorf("stalled body ended by a 200 ms ReadTimeout after %v: %d %s, want 408 stage timeout, limit %d, observed at most the time that passed",
 			elapsed, resp.StatusCode, answer, budget.Milliseconds())
+	}
+}
+
+// TestWholeBodyTimeoutExtremes (trap: deadline arithmetic that overflows):
+// a whole body's deadline is its start plus Budget.Timeout, kept by the
+// watchdog. The smallest Timeout, 1 ns, is over before any body arrives:
+// 408. The largest, math.MaxInt64 (292 years), must not wrap into the
+// past and cut a read that waits: a body whose bytes come after a pause
+// (the watchdog would have fired by then) is accepted whole.
+func TestWholeBodyTimeoutExtremes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		timeout time.Duration
+		status  int
+	}{{1, http.StatusRequestTimeout}, {math.MaxInt64 - 1, 200}, {math.MaxInt64, 200}} {
+		mw := mustMW(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: tt.timeout}})
+		s := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			data, _ := io.ReadAll(r.Body)
+			w.Write(data)
+		})))
+		defer s.Close()
+		c, err := net.Dial("tcp", s.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nfirst")
+		time.Sleep(50 * time.Millisecond) // the read waits: a deadline in the past would end it
+		fmt.Fprintf(c, " rest")
+		c.SetReadDeadline(time.Now().Add(8 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("Timeout %v: %v", tt.timeout, err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != tt.status || (tt.status == 200 && string(answer) != "first rest") {
+			t.Errorf("Timeout %v, body paused 50 ms: %d %.200s, want %d", tt.timeout, resp.StatusCode, answer, tt.status)
+		}
 	}
 }
