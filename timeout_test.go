@@ -1404,3 +1404,91 @@ func TestWholeBodyTimeoutExtremes(t *testing.T) {
 		}
 	}
 }
+
+// TestClientClockExtremes pins the boundary table of the client's two
+// clocks, HeaderTimeout and Budget.Timeout, on loopback, whole-body and
+// streaming: 1 ns ends the fetch with its own timeout (headers the server
+// holds until the client gives up; a body that can only end after 1 ns),
+// math.MaxInt64 lets it through (no overflowing deadline fires at once),
+// and a negative one fails before anything is sent, whether the
+// Transport's field or a request's WithBudget sets it. Nothing is held
+// in flight afterwards.
+func TestClientClockExtremes(t *testing.T) {
+	var hits atomic.Int32
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Path == "/hold" { // no headers until the client gives up
+			select {
+			case <-r.Context().Done():
+			case <-done:
+			}
+			return
+		}
+		io.WriteString(w, "hello, world")
+	}))
+	defer srv.Close()
+	defer close(done)
+	const huge = time.Duration(math.MaxInt64)
+	for _, c := range []struct {
+		name         string
+		header, body time.Duration
+		withBudget   bool // the budget comes with the request
+		path, want   string
+		sent         bool
+	}{
+		{"HeaderTimeout 1ns", time.Nanosecond, 0, false, "/hold", "header", true},
+		{"Budget.Timeout 1ns", 0, time.Nanosecond, false, "/", "body", true},
+		{"WithBudget Timeout 1ns", 0, time.Nanosecond, true, "/", "body", true},
+		{"both MaxInt64", huge, huge, false, "/", "ok", true},
+		{"WithBudget Timeout MaxInt64", huge, huge, true, "/", "ok", true},
+		{"HeaderTimeout negative", -time.Nanosecond, 0, false, "/", "invalid", false},
+		{"Budget.Timeout negative", 0, -time.Nanosecond, false, "/", "invalid", false},
+		{"WithBudget Timeout negative", 0, -time.Nanosecond, true, "/", "invalid", false},
+	} {
+		for _, streaming := range []bool{false, true} {
+			name := fmt.Sprintf("%s/streaming=%v", c.name, streaming)
+			f := limits.NewInFlight(1 << 20)
+			tr := &boundhttp.Transport{HeaderTimeout: c.header, Streaming: streaming, InFlight: f}
+			ctx := context.Background()
+			if c.withBudget {
+				ctx = boundhttp.WithBudget(ctx, limits.Budget{Timeout: c.body})
+			} else {
+				tr.Budget.Timeout = c.body
+			}
+			before := hits.Load()
+			req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+c.path, nil)
+			resp, err := tr.RoundTrip(req)
+			if err == nil {
+				_, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			tr.CloseIdleConnections()
+			var le *limits.Error
+			switch c.want {
+			case "header":
+				if !errors.Is(err, boundhttp.ErrHeaderTimeout) {
+					t.Errorf("%s: %v, want ErrHeaderTimeout", name, err)
+				}
+			case "body":
+				if !errors.As(err, &le) || le.Stage != limits.StageTimeout {
+					t.Errorf("%s: %v, want a rejection of stage timeout", name, err)
+				}
+			case "ok":
+				if err != nil {
+					t.Errorf("%s: %v, want the body", name, err)
+				}
+			case "invalid":
+				if err == nil || !strings.Contains(err.Error(), "negative") {
+					t.Errorf("%s: %v, want an error naming the negative clock", name, err)
+				}
+			}
+			if !c.sent && hits.Load() != before {
+				t.Errorf("%s: the request was sent", name)
+			}
+			if n := f.InUse(); n != 0 {
+				t.Errorf("%s: %d bytes in flight after the fetch", name, n)
+			}
+		}
+	}
+}
