@@ -1492,3 +1492,135 @@ func TestClientClockExtremes(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestQueuedBehindWedgeSentAgain pins the trap of the requests
+// that share a wedged HTTP/2 connection when it is first closed: net/http's
+// pool hands the connection to every request while it is wedged (its write
+// lock held by an answer to the peer that blocks), and each waits behind
+// the lock to write its headers. When the guard of the stuck request
+// closes the connection, each failed with "use of closed network
+// connection", though none of it reached the peer: they got the
+// connection before it was closed, so the resend of a request handed a
+// closed connection did not apply. Such a request is sent again on a new
+// connection when its body can be rewound; one that cannot be gets the
+// connection's error; and one that wrote its headers before the wedge
+// (the peer may have it) is not sent again either, also behind a Base that
+// wraps net/http's and adds a trace of its own (which copies the request's
+// trace hooks when the request passes it).
+func TestRequestQueuedBehindWedgeSentAgain(t *testing.T) {
+	t.Parallel()
+	type oneShot struct{ io.Reader } // a body without GetBody
+	get := func(url string) *http.Request { r, _ := http.NewRequest("GET", url, nil); return r }
+	for _, tc := range []struct {
+		name   string
+		req    func(url string) *http.Request
+		before bool // the request is written before the connection wedges
+		wrap   bool // the Base wraps net/http's and traces the request itself
+		sent   bool
+	}{
+		{"GET", get, false, false, true},
+		{"POST one-shot", func(url string) *http.Request {
+			r, _ := http.NewRequest("POST", url, io.NopCloser(oneShot{strings.NewReader("payload")}))
+			return r
+		}, false, false, false},
+		{"GET written before the wedge", get, true, false, false},
+		{"GET written before the wedge, traced by the Base", get, true, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			done := make(chan struct{})
+			defer close(done)
+			w := newWedge(done)
+			var conns atomic.Int32
+			written := make(chan struct{})
+			url, _ := testenc.H2Server(t, false, func(c *testenc.H2Conn) {
+				if conns.Add(1) != 1 {
+					for { // later connections answer every request
+						id, err := c.NextRequest()
+						if err != nil {
+							return
+						}
+						c.Headers(id, false, ":status", "200", "content-length", "2")
+						c.Data(id, []byte("ok"), 0, true)
+					}
+				}
+				id, err := c.NextRequest()
+				if err != nil {
+					return
+				}
+				c.Headers(id, false, ":status", "200", "content-type", "text/plain", "content-length", "1048576")
+				c.Data(id, make([]byte, 16<<10), 0, false)
+				if tc.before {
+					if _, err := c.NextRequest(); err != nil { // the second request's headers came
+						return
+					}
+					close(written)
+				}
+				// The PING whose answer blocks: see stuckWriter.
+				ready := []byte("ready...")
+				c.WriteFrame(testenc.H2Ping, 0, 0, ready)
+				for range 1000 {
+					f, err := c.ReadFrame()
+					if err != nil {
+						return
+					}
+					if f.Type == testenc.H2Ping && f.Flags&testenc.H2FlagAck != 0 && bytes.Equal(f.Payload, ready) {
+						w.armed.Store(true)
+						c.WriteFrame(testenc.H2Ping, 0, 0, []byte("wedge..."))
+						break
+					}
+				}
+				<-done // hold the connection open, unread
+			})
+			base := testenc.H2Client(boundhttp.NewBaseTransport(), nil)
+			base.HTTP2.WriteByteTimeout = time.Hour // prove the Transport's own lever
+			base.DialContext = w.dial
+			tr := &boundhttp.Transport{Base: base, Streaming: true}
+			if tc.wrap {
+				tr.Base = rtFunc(func(r *http.Request) (*http.Response, error) {
+					ctx := httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{WroteHeaders: func() {}})
+					return base.RoundTrip(r.WithContext(ctx))
+				})
+			}
+			ctx := boundhttp.WithBudget(context.Background(), limits.Budget{Timeout: 200 * time.Millisecond})
+			first, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+			stuckResp, err := tr.RoundTrip(first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() { io.Copy(io.Discard, stuckResp.Body); stuckResp.Body.Close() }()
+			type result struct {
+				resp *http.Response
+				err  error
+			}
+			second := make(chan result, 1)
+			send := func() {
+				resp, err := tr.RoundTrip(tc.req(url))
+				second <- result{resp, err}
+			}
+			if tc.before {
+				go send()
+				<-written
+				<-w.wedged
+			} else {
+				<-w.wedged // the connection's write lock is stuck
+				send()
+			}
+			r := <-second
+			if !tc.sent {
+				if !errors.Is(r.err, net.ErrClosed) || conns.Load() != 1 {
+					t.Fatalf("%v on %d connections, want the closed connection's error, not sent again", r.err, conns.Load())
+				}
+				return
+			}
+			if r.err != nil {
+				t.Fatalf("a request queued behind the wedge: %v, want it sent again on a new connection", r.err)
+			}
+			body, err := io.ReadAll(r.resp.Body)
+			r.resp.Body.Close()
+			if string(body) != "ok" || err != nil || conns.Load() != 2 {
+				t.Errorf("a request queued behind the wedge: %q, %v, %d connections; want ok on a second", body, err, conns.Load())
+			}
+		})
+	}
+}

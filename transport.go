@@ -107,7 +107,9 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // noticed the close; a request that fails on it never reached the peer,
 // and the Transport sends it again on another connection (up to 3 times),
 // whatever its method, if its body can be rewound (nil, [http.NoBody] or
-// GetBody set).
+// GetBody set). So is a request that got the HTTP/2 connection before the
+// close and waited behind its stuck write lock, having written nothing,
+// when Base is an [*http.Transport] (nil included).
 //
 // What the budget does not count, framing overhead (HTTP/2 padding and
 // empty DATA frames, chunk extensions, PINGs), is bounded by the

@@ -42,6 +42,8 @@ type connWatch struct {
 	// handedWedged reports whether the request got a connection closed as
 	// wedged before (see wedgedConns).
 	handedWedged atomic.Bool
+	trace        *httptrace.ClientTrace // the request's, see watchWrites
+	writes       writeWatch
 }
 
 // got records the request's connection and grants the request its
@@ -52,6 +54,9 @@ func (w *connWatch) got(info httptrace.GotConnInfo) {
 	w.mu.Unlock()
 	if w.wedged != nil && w.wedged.has(info.Conn) {
 		w.handedWedged.Store(true)
+	}
+	if info.Reused && !info.WasIdle {
+		w.watchWrites() // a connection other requests use now (HTTP/2)
 	}
 	if fc := framingOf(info.Conn); fc != nil {
 		fc.grant()
@@ -95,7 +100,7 @@ func (w *connWatch) closeConn() {
 // request's connection in w, which remembers in wedged (nil: nowhere) the
 // connections it closes; hooks already in ctx still run.
 func (w *connWatch) watch(ctx context.Context, tr *httptrace.ClientTrace, wedged *wedgedConns) context.Context {
-	w.wedged = wedged
+	w.wedged, w.trace = wedged, tr
 	tr.GotConn = w.got
 	return httptrace.WithClientTrace(ctx, tr)
 }
