@@ -275,8 +275,9 @@ func (c timerCase) check(t *testing.T, name string, o timerOutcome, dh, db time.
 
 // TestTripTimerCloseAndCancelAtPhaseEdges pins the phase hand-over against
 // the caller: a streaming body whose peer stalls after its first bytes is
-// closed from another goroutine, or its request's context cancelled, at
-// each edge of the timer's phases (as the headers arrive, as
+// left to Budget.Timeout under a context that cannot end, or closed from
+// another goroutine, or its request's context cancelled, at each edge of
+// the timer's phases (as the headers arrive, as
 // Budget.Timeout passes, as the guard's abortGrace passes after it, a
 // nanosecond either side), from a peer that honours the request's context,
 // one that does not, and one whose Close blocks until the connection is
