@@ -60,7 +60,8 @@ func main() {
 		"handlers' benchmarks run one after the other, with its CPU figure) and the paired one\n" +
 		"(`BenchmarkMiddlewareVsMaxBytesHandler`: one loop alternates requests to both servers, so a burst of\n" +
 		"load falls on both). The bounded decode row does the same per coding (`BenchmarkDecodePaired`\n" +
-		"alternates the raw decoder and the bounded Reader). Their verdicts use the paired figures; separate\n" +
+		"alternates the raw decoder and the bounded Reader), and so do the fetch speed rows (`BenchmarkFetchPaired`\n" +
+		"alternates the stock client's fetch and the Transport's). Their verdicts use the paired figures; separate\n" +
 		"runs of one benchmark vary by ±15-20% on a shared machine, which is more than the margin the target\n" +
 		"leaves.\n\n")
 	if before != nil {

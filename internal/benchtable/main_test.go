@@ -242,3 +242,45 @@ func TestDecodeRowVerdictUsesPairedFigures(t *testing.T) {
 		}
 	}
 }
+
+// A benchstat output with the 4 KiB fetch measured separately (speed 0.90)
+// and paired (PAIRED).
+const fetchCSV = `,raw.txt,
+,sec/op,CI
+Fetch/size=4KiB/client=stock-2,4.5e-05,3%
+Fetch/size=4KiB/client=bounded-2,5.0e-05,3%
+geomean,4.7e-05,
+
+,raw.txt,
+,speed,CI
+PAIRED
+geomean,1,
+`
+
+// fetch4Row returns the line of the 4 KiB fetch row.
+func fetch4Row(t *testing.T, table string) string {
+	t.Helper()
+	for _, l := range strings.Split(table, "\n") {
+		if strings.HasPrefix(l, "| whole-body fetch of a 4 KiB") {
+			return l
+		}
+	}
+	t.Fatalf("no 4 KiB fetch row in\n%s", table)
+	return ""
+}
+
+func TestFetchRowSpeedVerdictUsesPairedFigure(t *testing.T) {
+	for _, tt := range []struct {
+		paired, want string
+	}{
+		{"FetchPaired/size=4KiB/client=bounded-2,0.99,1%", "speed **not met** (paired)"},
+		{"FetchPaired/size=4KiB/client=bounded-2,1.01,1%", "speed met (paired)"},
+		// Without the paired benchmark the separate runs (0.90) decide.
+		{"", "speed **not met** (separate runs; paired not measured)"},
+	} {
+		row := fetch4Row(t, tableOf(t, strings.Replace(fetchCSV, "PAIRED", tt.paired, 1), ""))
+		if !strings.Contains(row, "io.ReadAll 0.90 (CPU n/a; paired ") || !strings.Contains(row, tt.want) {
+			t.Errorf("paired %q: row %q, want the figures and %q", tt.paired, row, tt.want)
+		}
+	}
+}
