@@ -170,7 +170,10 @@ type Transport struct {
 	// Transport holds stricter applies (MaxWireBytes to the wire bytes the
 	// Base counted, MaxDecodedBytes, MaxDecodedRunes, the overall MaxRatio,
 	// JSON, AllowCloseDelimited); the Base's codings, windows and timeout
-	// were the Base's to judge.
+	// were the Base's to judge. Any other body of a Transport Base (a
+	// streaming one, or one on another InFlight) is read and charged again;
+	// its end is the one the Base verified, never taken for a
+	// close-delimited body's (unless the Base accepted it as one).
 	Base http.RoundTripper
 
 	// HeaderTimeout caps the time from RoundTrip to the response headers:
@@ -480,7 +483,7 @@ func (t *Transport) open(rb *body.Body, cfg *body.Config, resp *http.Response, s
 	if err := rb.Open(cfg, src); err != nil {
 		return fail(err)
 	}
-	if closeDelimited(resp) && !rb.EndMarked() {
+	if closeDelimited(resp) && !rb.EndMarked() && !verifiedByBase(resp.Body) {
 		if !t.AllowCloseDelimited {
 			rb.Close() // nothing was read; closes the source
 			return fail(&limits.Error{Stage: limits.StageIntegrity, Err: ErrCloseDelimited})

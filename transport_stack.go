@@ -2,6 +2,7 @@ package boundhttp
 
 import (
 	"context"
+	"io"
 	"net/http"
 
 	"github.com/boundhttp/boundhttp/internal/body"
@@ -41,4 +42,19 @@ func (t *Transport) adopt(cfg *body.Config, b limits.Budget, resp *http.Response
 		ib.Usage().SetCharCap(c)
 	}
 	return true, nil
+}
+
+// verifiedByBase reports whether rc, a response body under the request's
+// guard, is the body of a Base that is itself a Transport and ends only at
+// a verified end. Such a Transport hands a streaming body on with
+// ContentLength -1 and no Content-Encoding, whatever framed it on the
+// wire: on HTTP/1 that looks like a close-delimited body, and is not one.
+// A body the Base accepted unverified (close-delimited, with its
+// AllowCloseDelimited) is close-delimited here too.
+func verifiedByBase(rc io.ReadCloser) bool {
+	if g, ok := rc.(*connBody); ok {
+		rc = g.ReadCloser
+	}
+	ib, ok := rc.(*body.Body)
+	return ok && ib.EndVerified()
 }

@@ -38,6 +38,12 @@ func (b *Body) Adopt(cfg *Config, bud limits.Budget, json bool) (bool, *limits.E
 	return true, e
 }
 
+// EndVerified reports whether b, a client body its Transport handed on,
+// returns io.EOF only at a verified end: false for a close-delimited body
+// accepted as such (see [Body.Unverified]). Its owner fixed that before
+// handing b on: safe for concurrent use.
+func (b *Body) EndVerified() bool { return b.cfg != nil && b.cfg.Side == Client && b.verified }
+
 // SameInFlight reports whether b charges the in-flight budget that bodies
 // of cfg charge (or both charge none). b's configuration is fixed once it
 // is open: safe for concurrent use.
