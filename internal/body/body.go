@@ -140,14 +140,14 @@ type Body struct {
 
 	verified bool // io.EOF is a verified end (false: a close-delimited body)
 	ended    bool // the verified end was reached
+	full     bool // a whole body was read (below)
 	err      error
 	// breach is, on the server, the rejection to answer. Atomic: the
 	// Middleware asks for it when the handler has returned, and a handler
 	// may return while its body is still read (http.TimeoutHandler does).
 	breach atomic.Pointer[limits.Error]
 
-	// whole bodies, once read
-	full   bool
+	// whole bodies, once read (full)
 	chunks chunk.List // released by whoever leaves the guard last
 	i, off int        // the next byte is chunks.Chunk(i)[off]
 	size   int64
@@ -157,8 +157,12 @@ type Body struct {
 	start   time.Time   // when the clock of a body that owns it (see ownsClock) started
 	expired atomic.Bool // client: the timer fired
 	aborted atomic.Bool // the source was closed
+	watched atomic.Bool // in the watchdog, until unwatch (see watchdog.go)
 	started bool        // server: the first Read came
 	armed   bool        // server: a read deadline is set
+	// under dl, the watchdog's (server, whole bodies):
+	settled     bool // the read ended, no interrupt may come
+	interrupted bool // the watchdog set the deadline to the past
 	// dl orders the connection's read deadline against the body's end of
 	// life: a deadline is set or cleared under dl only while the body is
 	// not closed, and Finish and Close pass through dl after closing, so
@@ -166,11 +170,7 @@ type Body struct {
 	// (see [Body.Finish]).
 	dl sync.Mutex
 
-	// the watchdog's (server, whole bodies; see watchdog.go)
-	watch       watchEntry  // guarded by the watchdog's mu
-	watched     atomic.Bool // in the watchdog, until unwatch
-	settled     bool        // under dl: the read ended, no interrupt may come
-	interrupted bool        // under dl: the watchdog set the deadline to the past
+	watch watchEntry // the watchdog's place (guarded by the watchdog's mu)
 }
 
 // Usage returns the body's usage record.
