@@ -139,18 +139,6 @@ func tableOf(t *testing.T, after, before string) string {
 	return b.String()
 }
 
-// middlewareRow returns the line of the Middleware vs MaxBytesHandler row.
-func middlewareRow(t *testing.T, table string) string {
-	t.Helper()
-	for _, l := range strings.Split(table, "\n") {
-		if strings.HasPrefix(l, "| Middleware vs `http.MaxBytesHandler`") {
-			return l
-		}
-	}
-	t.Fatalf("no Middleware row in\n%s", table)
-	return ""
-}
-
 func TestMiddlewareRowVerdictUsesPairedFigure(t *testing.T) {
 	// Separate runs 0.92 (not met), paired 0.95 (not met) vs 0.98 (met).
 	for _, tt := range []struct {
@@ -160,13 +148,13 @@ func TestMiddlewareRowVerdictUsesPairedFigure(t *testing.T) {
 		{"0.98", "| >= 0.97 | met (paired) |"},
 	} {
 		csv := strings.Replace(sampleCSV, "4KiB-2,0.95,1%", "4KiB-2,"+tt.paired+",1%", 1)
-		row := middlewareRow(t, tableOf(t, csv, ""))
+		row := rowOf(t, "| Middleware vs `http.MaxBytesHandler`", tableOf(t, csv, ""))
 		if !strings.Contains(row, "0.92 (CPU n/a; paired "+tt.paired+")") || !strings.Contains(row, tt.want) {
 			t.Errorf("paired %s: row %q, want the figures and %q", tt.paired, row, tt.want)
 		}
 	}
 	noPaired := strings.Replace(sampleCSV, "MiddlewareVsMaxBytesHandler", "Other", 1)
-	if row := middlewareRow(t, tableOf(t, noPaired, "")); !strings.Contains(row, "**not met** (separate runs; paired not measured)") {
+	if row := rowOf(t, "| Middleware vs `http.MaxBytesHandler`", tableOf(t, noPaired, "")); !strings.Contains(row, "**not met** (separate runs; paired not measured)") {
 		t.Errorf("without the paired benchmark: row %q, want the separate-run verdict", row)
 	}
 }
@@ -179,7 +167,7 @@ func TestBeforeTableShowsNAForBenchmarksOnlyOneBinaryHas(t *testing.T) {
 	if !strings.Contains(table, "| measure | before (old) | after (new) | target | verdict (after) | before -> after |") {
 		t.Errorf("no before/after header in\n%s", table)
 	}
-	row := middlewareRow(t, table)
+	row := rowOf(t, "| Middleware vs `http.MaxBytesHandler`", table)
 	for _, want := range []string{"0.92 (CPU n/a; paired n/a) | 0.92 (CPU n/a; paired 0.95)", "n/a: paired", "no regression"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("row %q, want it to contain %q", row, want)
@@ -215,18 +203,6 @@ BR
 geomean,1,
 `
 
-// decodeRow returns the line of the bounded decode row.
-func decodeRow(t *testing.T, table string) string {
-	t.Helper()
-	for _, l := range strings.Split(table, "\n") {
-		if strings.HasPrefix(l, "| bounded decode vs the raw decoder") {
-			return l
-		}
-	}
-	t.Fatalf("no decode row in\n%s", table)
-	return ""
-}
-
 func TestDecodeRowVerdictUsesPairedFigures(t *testing.T) {
 	for _, tt := range []struct {
 		br, want string
@@ -236,7 +212,7 @@ func TestDecodeRowVerdictUsesPairedFigures(t *testing.T) {
 		// Without br's paired figure its separate runs (0.92) decide.
 		{"", "| >= 0.97 each | **not met** (separate runs where paired is not measured) |"},
 	} {
-		row := decodeRow(t, tableOf(t, strings.Replace(decodeCSV, "BR", tt.br, 1), ""))
+		row := rowOf(t, "| bounded decode vs the raw decoder", tableOf(t, strings.Replace(decodeCSV, "BR", tt.br, 1), ""))
 		if !strings.Contains(row, "| 0.92 (CPU n/a; paired 0.99) / 0.92 (CPU n/a; paired 1.01) / 0.92 (CPU n/a; paired ") || !strings.Contains(row, tt.want) {
 			t.Errorf("br %q: row %q, want the figures and %q", tt.br, row, tt.want)
 		}
@@ -257,18 +233,6 @@ PAIRED
 geomean,1,
 `
 
-// fetch4Row returns the line of the 4 KiB fetch row.
-func fetch4Row(t *testing.T, table string) string {
-	t.Helper()
-	for _, l := range strings.Split(table, "\n") {
-		if strings.HasPrefix(l, "| whole-body fetch of a 4 KiB") {
-			return l
-		}
-	}
-	t.Fatalf("no 4 KiB fetch row in\n%s", table)
-	return ""
-}
-
 func TestFetchRowSpeedVerdictUsesPairedFigure(t *testing.T) {
 	for _, tt := range []struct {
 		paired, want string
@@ -278,9 +242,21 @@ func TestFetchRowSpeedVerdictUsesPairedFigure(t *testing.T) {
 		// Without the paired benchmark the separate runs (0.90) decide.
 		{"", "speed **not met** (separate runs; paired not measured)"},
 	} {
-		row := fetch4Row(t, tableOf(t, strings.Replace(fetchCSV, "PAIRED", tt.paired, 1), ""))
+		row := rowOf(t, "| whole-body fetch of a 4 KiB", tableOf(t, strings.Replace(fetchCSV, "PAIRED", tt.paired, 1), ""))
 		if !strings.Contains(row, "io.ReadAll 0.90 (CPU n/a; paired ") || !strings.Contains(row, tt.want) {
 			t.Errorf("paired %q: row %q, want the figures and %q", tt.paired, row, tt.want)
 		}
 	}
+}
+
+// rowOf returns the line of table that starts with prefix.
+func rowOf(t *testing.T, prefix, table string) string {
+	t.Helper()
+	for _, l := range strings.Split(table, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	t.Fatalf("no row %q in\n%s", prefix, table)
+	return ""
 }
