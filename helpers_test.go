@@ -607,3 +607,29 @@ func newGet(t *testing.T, url string) *http.Request {
 	}
 	return req
 }
+
+// stalledPost is a client that sends the headers of a POST to path on s,
+// declaring contentLength body bytes, then only the first few, and waits
+// for the answer, 8 s at most. It returns the answer with its body read,
+// the time from the send to the answer's headers, and the connection,
+// closed once the answer was read (the client leaves: a read still blocked
+// on it returns, and the server's Close does not wait for it); what fails
+// the test names the case as what.
+func stalledPost(t *testing.T, what string, s *httptest.Server, path string, contentLength int) (*http.Response, []byte, time.Duration, net.Conn) {
+	t.Helper()
+	c, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\nfirst bytes", path, contentLength)
+	c.SetReadDeadline(start.Add(8 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatalf("%s: no answer after %v (%v)", what, elapsed, err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	return resp, answer, elapsed, c
+}

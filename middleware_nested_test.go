@@ -1,11 +1,8 @@
 package boundhttp_test
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -204,20 +201,7 @@ func TestNestedInnerTimeoutUnderStreamingOuterIsItsOwn(t *testing.T) {
 	const inner, outer = 100 * time.Millisecond, 10 * time.Second
 	s := nestedServer(t, boundhttp.MiddlewareConfig{Streaming: true, Budget: limits.Budget{Timeout: outer}},
 		boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: inner}})
-	c, err := net.Dial("tcp", s.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	start := time.Now()
-	fmt.Fprintf(c, "POST /route HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
-	c.SetReadDeadline(start.Add(8 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatalf("stalled body, inner Timeout 100 ms under a streaming outer 10 s: no answer after %v (%v)", time.Since(start), err)
-	}
-	answer, _ := io.ReadAll(resp.Body)
-	elapsed := time.Since(start)
+	resp, answer, elapsed, _ := stalledPost(t, "stalled body, inner Timeout 100 ms under a streaming outer 10 s", s, "/route", 100)
 	p := problem(t, string(answer))
 	if resp.StatusCode != http.StatusRequestTimeout || p.Stage != "timeout" || p.Limit != inner.Milliseconds() ||
 		p.Observed < inner.Milliseconds() || p.Observed > elapsed.Milliseconds() {

@@ -495,19 +495,7 @@ func TestTimeoutDetailHidesSocketAddresses(t *testing.T) {
 			handlerErr <- err
 		})))
 		t.Cleanup(s.Close)
-		conn, err := net.Dial("tcp", s.Listener.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() }) // before the server's Close
-		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
-		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			t.Fatalf("stalled body (streaming %v): %v", streaming, err)
-		}
-		answer, _ := io.ReadAll(resp.Body)
-		conn.Close()
+		resp, answer, _, conn := stalledPost(t, fmt.Sprintf("stalled body (streaming %v)", streaming), s, "/", 100)
 		p := problem(t, string(answer))
 		if resp.StatusCode != 408 || p.Stage != "timeout" {
 			t.Fatalf("stalled body (streaming %v): %d %s, want 408 stage timeout", streaming, resp.StatusCode, answer)

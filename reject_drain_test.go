@@ -170,24 +170,11 @@ func TestStalledBodyBehindRecorderAnsweredAtTimeout(t *testing.T) {
 		t.Error("handler called for a stalled body")
 	}))))
 	defer s.Close()
-	c, err := net.Dial("tcp", s.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close() // before the server's Close, which waits for the handler
-	start := time.Now()
-	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nfirst bytes")
-	c.SetReadDeadline(start.Add(8 * time.Second)) // the client gives up after 8 s
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	el := time.Since(start)
-	if err != nil {
-		t.Fatalf("stalled body behind a recorder, Budget.Timeout 1 s: no answer after %v (%v)", el, err)
-	}
-	resp.Body.Close()
+	resp, _, el, _ := stalledPost(t, "stalled body behind a recorder, Budget.Timeout 1 s", s, "/", 100000)
 	if resp.StatusCode != http.StatusRequestTimeout || el > 4*time.Second {
 		t.Errorf("stalled body behind a recorder, Budget.Timeout 1 s: %d after %v, want 408 within about 2 s (the Timeout, then 1 s without a byte)", resp.StatusCode, el)
 	}
-	c.Close() // the client leaves: the blocked read returns and the share comes back
+	// stalledPost closed the connection: the client left, the blocked read returns and the share comes back
 	for i := 0; f.InUse() != 0 && i < 500; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}

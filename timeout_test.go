@@ -247,24 +247,11 @@ func TestMiddlewareStalledBody(t *testing.T) {
 	t.Parallel()
 	for _, streaming := range []bool{false, true} {
 		s := echoServer(t, boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: 300 * time.Millisecond}, Streaming: streaming})
-		conn, err := net.Dial("tcp", s.Listener.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() }) // before the server's Close
-		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
-		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-		start := time.Now()
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			t.Fatalf("stalled body (streaming %v): %v", streaming, err)
-		}
-		answer, _ := io.ReadAll(resp.Body)
-		conn.Close()
+		resp, answer, el, _ := stalledPost(t, fmt.Sprintf("stalled body (streaming %v)", streaming), s, "/", 100)
 		if resp.StatusCode != 408 || problem(t, string(answer)).Stage != "timeout" {
 			t.Errorf("stalled body (streaming %v): %d %s, want 408 stage timeout", streaming, resp.StatusCode, answer)
 		}
-		if el := time.Since(start); el > 3*time.Second {
+		if el > 3*time.Second {
 			t.Errorf("stalled body (streaming %v): answered after %v", streaming, el)
 		}
 	}
@@ -1303,19 +1290,7 @@ func TestStalledBodyBehindFailingReadDeadlineAnswered(t *testing.T) {
 		h.ServeHTTP(forwardingWriter{w}, r)
 	}), time.Minute, "handler timeout"))
 	defer s.Close()
-	c, err := net.Dial("tcp", s.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close() // before the server's Close, which waits for the handler
-	start := time.Now()
-	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
-	c.SetReadDeadline(start.Add(8 * time.Second)) // the client gives up after 8 s
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatalf("stalled body behind a failing SetReadDeadline: no answer after %v (%v)", time.Since(start), err)
-	}
-	answer, _ := io.ReadAll(resp.Body)
+	resp, answer, _, _ := stalledPost(t, "stalled body behind a failing SetReadDeadline", s, "/", 100)
 	if resp.StatusCode != http.StatusRequestTimeout || problem(t, string(answer)).Stage != "timeout" {
 		t.Errorf("stalled body behind a failing SetReadDeadline: %d %s, want 408 stage timeout", resp.StatusCode, answer)
 	}
@@ -1345,20 +1320,7 @@ func TestTimeoutAnswerStatesElapsedOfShorterReadTimeout(t *testing.T) {
 	s.Config.ReadTimeout = 200 * time.Millisecond
 	s.Start()
 	defer s.Close()
-	c, err := net.Dial("tcp", s.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	start := time.Now()
-	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
-	c.SetReadDeadline(start.Add(8 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatalf("stalled body, ReadTimeout 200 ms, Budget.Timeout 10 s: no answer after %v (%v)", time.Since(start), err)
-	}
-	answer, _ := io.ReadAll(resp.Body)
-	elapsed := time.Since(start)
+	resp, answer, elapsed, _ := stalledPost(t, "stalled body, ReadTimeout 200 ms, Budget.Timeout 10 s", s, "/", 100)
 	p := problem(t, string(answer))
 	if resp.StatusCode != http.StatusRequestTimeout || p.Stage != "timeout" || p.Limit != budget.Milliseconds() ||
 		p.Observed > elapsed.Milliseconds() {
