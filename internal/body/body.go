@@ -99,11 +99,12 @@ type Source struct {
 	// Timer, on the client, is the clock of Budget.Timeout, lent by the
 	// body's owner (nil: the body makes its own).
 	Timer Timer
-	// RC, on the server, sets the connection's read deadlines; ArmedAt is
-	// when the Middleware set the first one, at ArmedAt + Budget.Timeout
-	// (zero: none was set). With Watched, the Middleware set none: a body
-	// read whole has its read ended at that deadline by the watchdog (see
-	// watchdog.go), through RC.
+	// RC, on the server, sets the connection's read deadlines. ArmedAt is
+	// when the body's deadline, ArmedAt + Budget.Timeout, started (zero:
+	// no read deadline can end its reads): the Middleware set it on the
+	// connection then, or, with Watched, set none, and the watchdog ends a
+	// whole body's read still running at that deadline through RC (see
+	// watchdog.go).
 	RC      *http.ResponseController
 	ArmedAt time.Time
 	Watched bool
@@ -154,7 +155,7 @@ type Body struct {
 
 	// deadline
 	timer   *time.Timer // client, when the source lends no Timer
-	start   time.Time   // when the clock of a body that owns it (see ownsClock) started
+	start   time.Time   // when the body's own clock started: the client's at Open, the server's see ownsClock
 	expired atomic.Bool // client: the timer fired
 	aborted atomic.Bool // the source was closed
 	watched atomic.Bool // in the watchdog, until unwatch (see watchdog.go)
