@@ -33,8 +33,8 @@ import (
 // Timeout is [DefaultBodyTimeout] (60 s) in whole-body mode, as in a
 // [Transport], so that stalled bodies cannot hold the in-flight budget as
 // long as they like; in streaming mode it stays "none": the handler paces
-// the body, and bounds it with its own deadline or context. The
-// deadline is cleared once the body verified, and replaced by the drain's
+// the body, and bounds it with its own deadline or context. A deadline
+// set up front is cleared once the body verified, and replaced by the drain's
 // after a rejection. Where the ResponseWriter does not support read
 // deadlines (http.ErrNotSupported: a wrapper without Unwrap), the timeout
 // is still checked between reads, and a whole body whose read stalls is
