@@ -1,6 +1,7 @@
 package boundhttp
 
 import (
+	"bufio"
 	"io"
 	"net/http"
 	"reflect"
@@ -108,6 +109,26 @@ func serversDeadline(w http.ResponseWriter) bool {
 	return false
 }
 
+// lengthFramed reports whether r's body is net/http's own body of an
+// HTTP/1 request framed by its Content-Length, which returns no more than
+// that and fails with io.ErrUnexpectedEOF when the connection ends sooner.
+// Any other body (HTTP/2's, one behind "Expect: 100-continue", one an outer
+// handler put in its place) is not known to keep to a length.
+func lengthFramed(r *http.Request) bool {
+	return r.ContentLength > 0 && len(r.TransferEncoding) == 0 && reflect.TypeOf(r.Body) == netHTTPBody
+}
+
+// netHTTPBody is the type of the body net/http's server gives an HTTP/1
+// request with a Content-Length: that of http.ReadRequest's, which
+// parses requests with the server's code.
+var netHTTPBody = func() reflect.Type {
+	req, err := http.ReadRequest(bufio.NewReader(strings.NewReader("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\n\r\nx")))
+	if err != nil {
+		return nil
+	}
+	return reflect.TypeOf(req.Body)
+}()
+
 // admit checks what the headers declare (length, codings) and opens the
 // body under b, or returns the rejection to answer.
 func (x *exchange) admit(b limits.Budget) *limits.Error {
@@ -131,6 +152,7 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 	}
 	if len(codings) == 0 {
 		src.SizeHint = x.r.ContentLength
+		src.Exact = lengthFramed(x.r)
 	}
 	if err := x.body.Open(&x.m.body, src); err != nil {
 		return err

@@ -84,7 +84,12 @@ type Source struct {
 	Budget   limits.Budget // validated, defaults applied
 	Mode     Mode
 	SizeHint int64 // the decoded size to expect (an identity body's Content-Length), or <= 0
-	JSON     bool  // check the shape against Config.JSON
+	// Exact, on the server, says that Body is framed by SizeHint: it returns
+	// at most that many bytes and fails with io.ErrUnexpectedEOF when the
+	// connection ends sooner (net/http's own body of a Content-Length
+	// request). Such a body with no coding is read with no decoder.
+	Exact bool
+	JSON  bool // check the shape against Config.JSON
 
 	// Ctx is the request's context: the in-flight wait ends with it, and
 	// on the server it tells a client that is gone.
@@ -135,9 +140,10 @@ type Body struct {
 	src   Source
 	usage Usage
 
-	d    *decoder.Reader      // nil once released
-	json *decoder.JSONChecker // the stream's shape check, or nil
-	some bool                 // the JSON check saw a byte
+	d       *decoder.Reader      // nil once released, and for an exact body (see exact)
+	counted limits.Usage         // an exact body's bytes read
+	json    *decoder.JSONChecker // the stream's shape check, or nil
+	some    bool                 // the JSON check saw a byte
 
 	verified bool // io.EOF is a verified end (false: a close-delimited body)
 	ended    bool // the verified end was reached
@@ -186,24 +192,12 @@ var checkers = sync.Pool{New: func() any { return new(decoder.JSONChecker) }}
 // many layers or an unsupported coding (the budget and the options were
 // validated with cfg); b then holds nothing and src is left to the caller.
 func (b *Body) Open(cfg *Config, src Source) *limits.Error {
-	d := readers.Get().(*decoder.Reader)
-	// A whole request body under the connection's read deadline checks
-	// the time once, at its end (see late); its decoder reads no clock
-	// per Read.
-	db := src.Budget
-	if ownsClock(cfg.Side, src) {
-		db.Timeout = 0
-	}
-	if err := d.Reset(src.Body, src.Encoding, db, cfg.Decoder); err != nil {
-		readers.Put(d)
-		return err
-	}
-	b.cfg, b.src, b.d, b.verified = cfg, src, d, true
-	if src.SizeHint > 0 {
-		d.SetSizeHint(src.SizeHint)
-	}
-	if cfg.Decoder.Charges() && src.InFlightWait != 0 {
-		d.SetInFlightWait(src.Ctx, src.InFlightWait)
+	b.cfg, b.src, b.verified = cfg, src, true
+	if !exact(cfg, src) {
+		if err := b.openDecoder(); err != nil {
+			b.cfg, b.src = nil, Source{}
+			return err
+		}
 	}
 	if src.JSON && cfg.JSON != nil && src.Mode == Stream {
 		b.json = checkers.Get().(*decoder.JSONChecker)
@@ -224,6 +218,30 @@ func (b *Body) Open(cfg *Config, src Source) *limits.Error {
 			b.watched.Store(true)
 			watch.add(b, src.ArmedAt.Add(src.Budget.Timeout))
 		}
+	}
+	return nil
+}
+
+// openDecoder takes a decoder from the pool for the body's coding.
+func (b *Body) openDecoder() *limits.Error {
+	d := readers.Get().(*decoder.Reader)
+	// A whole request body under the connection's read deadline checks
+	// the time once, at its end (see late); its decoder reads no clock
+	// per Read.
+	db := b.src.Budget
+	if ownsClock(b.cfg.Side, b.src) {
+		db.Timeout = 0
+	}
+	if err := d.Reset(b.src.Body, b.src.Encoding, db, b.cfg.Decoder); err != nil {
+		readers.Put(d)
+		return err
+	}
+	b.d = d
+	if b.src.SizeHint > 0 {
+		d.SetSizeHint(b.src.SizeHint)
+	}
+	if b.cfg.Decoder.Charges() && b.src.InFlightWait != 0 {
+		d.SetInFlightWait(b.src.Ctx, b.src.InFlightWait)
 	}
 	return nil
 }

@@ -59,7 +59,11 @@ func (b *Body) checkStream(p []byte, err error) error {
 // deferred leave releases them and their in-flight charge with the body.
 func (b *Body) readAll() error {
 	var err error
-	b.chunks, err = b.d.ReadAllChunks()
+	if b.d != nil {
+		b.chunks, err = b.d.ReadAllChunks()
+	} else {
+		err = b.readExact()
+	}
 	if err == nil {
 		err = io.EOF
 	}
@@ -101,7 +105,7 @@ func (b *Body) open() error {
 // end reached after the deadline, becomes a timeout; on the server a
 // failure is classified for the answer. A failure is sticky.
 func (b *Body) outcome(err error) error {
-	u := b.d.Usage()
+	u := b.counts()
 	if err == nil {
 		b.usage.Set(u, false)
 		return nil

@@ -110,27 +110,42 @@ func (d *Reader) reserve(n int64, enc string, declared bool) error {
 	} else if err = h.Grow(n); err == nil {
 		return nil
 	}
-	if b, ok := err.(*inflight.Busy); ok {
-		d.fail(&limits.Error{Stage: limits.StageInFlight, Limit: b.Cap, Observed: b.Need,
-			Encoding: enc, Declared: declared && b.Need > b.Cap, Err: b.Err})
+	if e := inflightError(err, enc, declared); e != nil {
+		d.fail(e)
 	}
 	return d.fault
 }
 
+// inflightError returns the breach of a reservation that failed with err
+// (an *inflight.Busy), or nil.
+func inflightError(err error, enc string, declared bool) *limits.Error {
+	b, ok := err.(*inflight.Busy)
+	if !ok {
+		return nil
+	}
+	return &limits.Error{Stage: limits.StageInFlight, Limit: b.Cap, Observed: b.Need,
+		Encoding: enc, Declared: declared && b.Need > b.Cap, Err: b.Err}
+}
+
 // waitFirst makes the body's first reservation, waiting as SetInFlightWait
-// allows. The timer exists only when there is no room at once.
+// allows.
 func (d *Reader) waitFirst(n int64) error {
-	h := &d.fl.hold
-	if d.fl.ctx == nil {
+	return reserveFirst(&d.fl.hold, d.fl.ctx, d.fl.max, n)
+}
+
+// reserveFirst makes a body's first reservation of n bytes in h, waiting
+// until ctx is done or max has elapsed (max < 0: until ctx is done; ctx
+// nil: no wait). The timer exists only when there is no room at once.
+func reserveFirst(h *inflight.Hold, ctx context.Context, max time.Duration, n int64) error {
+	if ctx == nil {
 		return h.Grow(n)
 	}
 	if err := h.Grow(n); err == nil {
 		return nil
 	}
-	ctx := d.fl.ctx
-	if d.fl.max > 0 {
+	if max > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d.fl.max)
+		ctx, cancel = context.WithTimeout(ctx, max)
 		defer cancel()
 	}
 	return h.Wait(ctx, n)

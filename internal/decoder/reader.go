@@ -317,9 +317,8 @@ func (w *wireReader) Read(p []byte) (int, error) {
 	}
 	switch {
 	case err == nil, err == io.EOF:
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		// The connection ended before its declared length.
-		w.d.fail(&limits.Error{Stage: limits.StageIntegrity, Observed: w.n, Err: io.ErrUnexpectedEOF})
+	case cutShort(err, w.n) != nil:
+		w.d.fail(cutShort(err, w.n))
 		err = w.d.fault
 	default:
 		// The source's error may quote a peer (an HTTP/2 field name,
@@ -330,6 +329,15 @@ func (w *wireReader) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// cutShort returns the breach of a source whose error says that the
+// connection ended before its declared length, n bytes in, or nil.
+func cutShort(err error, n int64) *limits.Error {
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil
+	}
+	return &limits.Error{Stage: limits.StageIntegrity, Observed: n, Err: io.ErrUnexpectedEOF}
 }
 
 // A layer removes one coding and holds its output to max bytes.

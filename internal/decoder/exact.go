@@ -1,0 +1,120 @@
+package decoder
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/boundhttp/boundhttp/internal/chunk"
+	"github.com/boundhttp/boundhttp/internal/inflight"
+	"github.com/boundhttp/boundhttp/internal/peertext"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// An Exact body has no coding and is framed by its declared length: its
+// source returns at most Length bytes, and fails with io.ErrUnexpectedEOF
+// when the connection ends sooner (net/http's own body of a request with a
+// Content-Length does both). Such a body needs no decoder: [ReadExact]
+// reads it straight into one chunk.
+type Exact struct {
+	Src    io.Reader
+	Length int64 // 0 < Length <= chunk.MaxSize, and within the budget's MaxWireBytes and MaxDecodedBytes
+	Config Config
+	// Ctx and Wait bound the wait for room in the in-flight budget, as
+	// [Reader.SetInFlightWait] does.
+	Ctx  context.Context
+	Wait time.Duration
+}
+
+// Fits reports whether a body of n declared bytes with no coding may be
+// read by [ReadExact] under b (defaults applied) and c: it fits one chunk
+// and the budget, no character limit asks for a count, and no option
+// refuses identity.
+func Fits(n int64, b limits.Budget, c *Config) bool {
+	return n > 0 && n <= chunk.MaxSize && n <= b.MaxWireBytes && n <= b.MaxDecodedBytes &&
+		b.MaxDecodedRunes <= 0 && !c.requireChecksum
+}
+
+// errLonger reports an exact source that went on past its declared length,
+// which its framing forbids.
+var errLonger = errors.New("decoding: body longer than its declared length")
+
+// ReadExact reads e's body to its end into one pooled chunk: what
+// [Reader.ReadAllChunks] does for such a body, with the same errors, but
+// with no decoder and no per-Read checks (there is nothing to decode, and
+// the length is within the budget). The chunk's capacity is charged to the
+// in-flight budget before a byte is read, as a whole body's first chunk
+// is, and the charge rides with the chunks: their Release gives it back,
+// on success or failure. Usage counts the bytes read off the source. The
+// caller bounds the time (a read deadline on the connection).
+func ReadExact(e Exact) (chunks chunk.List, u limits.Usage, err error) {
+	h := inflight.NewHold(e.Config.pool)
+	ctx := e.Ctx
+	if e.Wait == 0 {
+		ctx = nil
+	}
+	if err := reserveFirst(&h, ctx, e.Wait, chunkCap(e.Length)); err != nil {
+		if b := inflightError(err, "identity", false); b != nil {
+			return chunk.List{}, u, b
+		}
+		return chunk.List{}, u, err
+	}
+	chunks.Charge(h)
+	buf := chunks.Next(e.Length)
+	m, err := readExact(e.Src, buf)
+	u = limits.Usage{WireBytes: int64(m), DecodedBytes: int64(m)}
+	if err != io.EOF {
+		chunks.Release()
+		return chunk.List{}, u, err
+	}
+	chunks.Truncate(m) // a source that ended sooner without an error, as Read takes it
+	return chunks, u, nil
+}
+
+// readExact fills buf from src and reads on to the end, which it reports
+// as io.EOF. A source that returns more than len(buf) bytes fails.
+func readExact(src io.Reader, buf []byte) (int, error) {
+	n, err := fill(src, buf)
+	if err != nil {
+		return n, err // io.EOF included
+	}
+	// Full, and the source has not said that it ended: its next Read must.
+	probe := probePool.Get().(*[chunk.MinSize]byte)
+	defer probePool.Put(probe)
+	if m, err := fill(src, probe[:1]); m > 0 {
+		return n, &limits.Error{Stage: limits.StageIntegrity, Observed: int64(n + m), Err: errLonger}
+	} else {
+		return n, err
+	}
+}
+
+// fill reads src until buf is full or an error, with the source errors of
+// [Reader.Read]: io.EOF as it is, a connection cut short as a breach of
+// integrity, the rest bounded.
+func fill(src io.Reader, buf []byte) (int, error) {
+	var n, empty int
+	for n < len(buf) {
+		m, err := src.Read(buf[n:])
+		if m < 0 || m > len(buf)-n {
+			return n, errSourceCount
+		}
+		n += m
+		switch {
+		case err == io.EOF:
+			return n, io.EOF
+		case err != nil:
+			if e := cutShort(err, int64(n)); e != nil {
+				return n, e
+			}
+			return n, peertext.Bound(err)
+		case m == 0:
+			if empty++; empty >= maxEmptyReads {
+				return n, io.ErrNoProgress
+			}
+		default:
+			empty = 0
+		}
+	}
+	return n, nil
+}
