@@ -22,26 +22,26 @@ const (
 	numClasses = 8 // 512 B, 1 KiB, ... 64 KiB
 )
 
-var pools [numClasses]sync.Pool // of *[]byte
+var pools [numClasses]sync.Pool // of *[]byte: a chunk, its length its class's size
 
-// boxes holds the *[]byte that carry chunks through the pools, emptied, so
-// that putting a chunk back allocates nothing either.
+// boxes holds emptied *[]byte, for a chunk made when its pool is empty: a
+// chunk travels in its box through the list and back to the pool, so
+// neither taking nor releasing one allocates.
 var boxes sync.Pool // of *[]byte
 
 // firstCap is the capacity of a list's slice of chunks: a body of a few KiB
 // takes four (512 B, 1 KiB, 2 KiB, and the rest), so most lists never grow.
 const firstCap = 4
 
-// lists holds the emptied slices of released lists, and listBoxes the
-// *[][]byte that carry them, emptied: a list's own slice is pooled too.
-var lists, listBoxes sync.Pool // of *[][]byte
+// lists holds the arrays of released lists' slices of chunks, emptied.
+var lists sync.Pool // of *[firstCap]*[]byte
 
 // A List is a body held in consecutive pooled chunks. The zero value is an
 // empty list. It is a small value (one slice); a copy shares the chunks and
 // the slice, which Release and Join pool too: once one copy is released, no
 // copy may be used. It is not safe for concurrent use.
 type List struct {
-	c    [][]byte      // only ever appended to by Next
+	c    []*[]byte     // the chunks, each in its box; only ever appended to by Next
 	hold inflight.Hold // the in-flight charge of the chunks; see Charge
 }
 
@@ -57,24 +57,24 @@ func (l *List) Next(n int64) []byte {
 	for int64(MinSize)<<c < n {
 		c++
 	}
-	var buf []byte
-	if p, ok := pools[c].Get().(*[]byte); ok {
-		buf = (*p)[:n]
-		*p = nil
-		boxes.Put(p)
-	} else {
-		buf = make([]byte, n, MinSize<<c)
+	p, ok := pools[c].Get().(*[]byte)
+	if !ok {
+		if p, ok = boxes.Get().(*[]byte); !ok {
+			p = new([]byte)
+		}
+		*p = make([]byte, MinSize<<c)
 	}
+	*p = (*p)[:n]
 	if l.c == nil {
 		l.c = newSlice()
 	}
-	l.c = append(l.c, buf)
-	return buf
+	l.c = append(l.c, p)
+	return *p
 }
 
 // Truncate cuts the last chunk to its first m bytes.
 func (l *List) Truncate(m int) {
-	last := &l.c[len(l.c)-1]
+	last := l.c[len(l.c)-1]
 	*last = (*last)[:m]
 }
 
@@ -83,13 +83,16 @@ func (l *List) Len() int { return len(l.c) }
 
 // Chunk returns chunk i. Its capacity is clipped to its length, so that
 // appending to it cannot write into pooled memory.
-func (l *List) Chunk(i int) []byte { return l.c[i][:len(l.c[i]):len(l.c[i])] }
+func (l *List) Chunk(i int) []byte {
+	c := *l.c[i]
+	return c[:len(c):len(c)]
+}
 
 // Size returns the bytes in all chunks.
 func (l *List) Size() int64 {
 	var n int64
 	for _, c := range l.c {
-		n += int64(len(c))
+		n += int64(len(*c))
 	}
 	return n
 }
@@ -102,7 +105,10 @@ func (l *List) Join() []byte {
 		l.hold.Release()
 		return []byte{}
 	case 1:
-		out := l.c[0]
+		p := l.c[0]
+		out := *p
+		*p = nil
+		boxes.Put(p)
 		l.c[0] = nil
 		l.putSlice()
 		l.hold.Release()
@@ -110,7 +116,12 @@ func (l *List) Join() []byte {
 	}
 	// bytes.Join allocates without zeroing memory it then overwrites:
 	// for a body of megabytes, clearing it first costs as much as the copy.
-	out := bytes.Join(l.c, nil)
+	var onStack [numClasses][]byte // enough for most lists; a longer one allocates its own
+	parts := onStack[:0]
+	for _, p := range l.c {
+		parts = append(parts, *p)
+	}
+	out := bytes.Join(parts, nil)
 	l.Release()
 	return out
 }
@@ -118,17 +129,13 @@ func (l *List) Join() []byte {
 // Release returns the chunks to their pools and empties l. The slices
 // returned by Next and Chunk must not be used afterwards.
 func (l *List) Release() {
-	for _, ch := range l.c {
-		c := cap(ch)
+	for _, p := range l.c {
+		c := cap(*p)
 		class := 0
 		for MinSize<<class < c {
 			class++
 		}
-		p, ok := boxes.Get().(*[]byte)
-		if !ok {
-			p = new([]byte)
-		}
-		*p = ch[:0]
+		*p = (*p)[:c]
 		pools[class].Put(p)
 	}
 	clear(l.c)
@@ -137,28 +144,18 @@ func (l *List) Release() {
 }
 
 // newSlice returns an empty slice of chunks, from the pool if it can.
-func newSlice() [][]byte {
-	p, ok := lists.Get().(*[][]byte)
-	if !ok {
-		return make([][]byte, 0, firstCap)
+func newSlice() []*[]byte {
+	if a, ok := lists.Get().(*[firstCap]*[]byte); ok {
+		return a[:0]
 	}
-	c := *p
-	*p = nil
-	listBoxes.Put(p)
-	return c
+	return make([]*[]byte, 0, firstCap)
 }
 
 // putSlice puts l's slice of chunks, whose elements are cleared, into the
-// pool and leaves l empty.
+// pool (if it did not grow) and leaves l empty.
 func (l *List) putSlice() {
-	if l.c == nil {
-		return
+	if cap(l.c) == firstCap {
+		lists.Put((*[firstCap]*[]byte)(l.c[:firstCap]))
 	}
-	p, ok := listBoxes.Get().(*[][]byte)
-	if !ok {
-		p = new([][]byte)
-	}
-	*p = l.c[:0]
-	lists.Put(p)
 	l.c = nil
 }
