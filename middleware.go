@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -359,8 +358,22 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 // handler that replaced the body would reach the handler unchanged.
 func statesLength(h http.Header, n int64) bool {
 	cl := h["Content-Length"]
-	var buf [20]byte
-	return len(cl) == 1 && cl[0] == string(strconv.AppendInt(buf[:0], n, 10))
+	return len(cl) == 1 && isDecimal(cl[0], n)
+}
+
+// isDecimal reports whether s is n (>= 0) written in decimal as
+// strconv.FormatInt writes it: digits only, no sign, no leading zero.
+func isDecimal(s string, n int64) bool {
+	if n < 0 || len(s) == 0 || len(s) > 19 || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] != byte('0'+n%10) {
+			return false
+		}
+		n /= 10
+	}
+	return n == 0
 }
 
 // budget returns the budget of r with its defaults, or answers 500 and

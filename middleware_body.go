@@ -94,12 +94,7 @@ func serversDeadline(w http.ResponseWriter) bool {
 	for range maxUnwrap {
 		switch t := w.(type) {
 		case interface{ SetReadDeadline(time.Time) error }:
-			rt := reflect.TypeOf(t)
-			if rt.Kind() == reflect.Pointer {
-				rt = rt.Elem()
-			}
-			p := rt.PkgPath()
-			return p == "net/http" || strings.HasPrefix(p, "net/http/internal/") || p == "golang.org/x/net/http2"
+			return serversWriter(reflect.TypeOf(t))
 		case interface{ Unwrap() http.ResponseWriter }:
 			w = t.Unwrap()
 		default:
@@ -128,6 +123,32 @@ var netHTTPBody = func() reflect.Type {
 	}
 	return reflect.TypeOf(req.Body)
 }()
+
+// serversWriter reports whether t is a writer type of net/http's or
+// golang.org/x/net/http2's. The last verdict is kept: a server hands every
+// request the same writer type, and the package path is a walk through the
+// type's name data.
+func serversWriter(t reflect.Type) bool {
+	if v := lastWriter.Load(); v != nil && v.t == t {
+		return v.ours
+	}
+	rt := t
+	if rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	p := rt.PkgPath()
+	ours := p == "net/http" || strings.HasPrefix(p, "net/http/internal/") || p == "golang.org/x/net/http2"
+	lastWriter.Store(&writerVerdict{t, ours})
+	return ours
+}
+
+// writerVerdict is serversWriter's verdict on one writer type.
+type writerVerdict struct {
+	t    reflect.Type
+	ours bool
+}
+
+var lastWriter atomic.Pointer[writerVerdict]
 
 // admit checks what the headers declare (length, codings) and opens the
 // body under b, or returns the rejection to answer.

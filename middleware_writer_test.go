@@ -357,7 +357,7 @@ func TestMiddlewareHandlerHeader(t *testing.T) {
 // length in both, and the caller's header stays as it was.
 func TestMiddlewareHandlerHeaderStaleLength(t *testing.T) {
 	t.Parallel()
-	for _, stale := range [][]string{{"7"}, {"005"}, {"5", "5"}} {
+	for _, stale := range [][]string{{"7"}, {"005"}, {"5", "5"}, {"+5"}, {"-5"}, {" 5"}, {"5 "}, {"15"}, {"50"}, {""}, {"5x"}} {
 		var got string
 		h := boundhttp.Middleware(limits.Budget{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			got = fmt.Sprintf("%d %q", r.ContentLength, r.Header["Content-Length"])
