@@ -181,7 +181,8 @@ func setDefault[T int | int64](v *T, d T) {
 // exceeds the wire limit of b (after defaults). A negative n means unknown
 // and passes: the limit is then enforced while reading.
 func (b Budget) CheckContentLength(n int64) error {
-	max := b.WithDefaults().MaxWireBytes
+	max := b.MaxWireBytes
+	setDefault(&max, DefaultMaxWireBytes)
 	if n > max {
 		return &Error{Stage: StageWire, Limit: max, Observed: n, Declared: true}
 	}

@@ -193,7 +193,7 @@ var checkers = sync.Pool{New: func() any { return new(decoder.JSONChecker) }}
 // validated with cfg); b then holds nothing and src is left to the caller.
 func (b *Body) Open(cfg *Config, src Source) *limits.Error {
 	b.cfg, b.src, b.verified = cfg, src, true
-	if !exact(cfg, src) {
+	if !exact(cfg, &b.src) {
 		if err := b.openDecoder(); err != nil {
 			b.cfg, b.src = nil, Source{}
 			return err
@@ -212,7 +212,7 @@ func (b *Body) Open(cfg *Config, src Source) *limits.Error {
 		} else {
 			b.timer = time.AfterFunc(src.Budget.Timeout, b.Expire)
 		}
-	case ownsClock(cfg.Side, src):
+	case ownsClock(cfg.Side, &b.src):
 		b.start = src.ArmedAt
 		if src.Watched {
 			b.watched.Store(true)
@@ -229,7 +229,7 @@ func (b *Body) openDecoder() *limits.Error {
 	// the time once, at its end (see late); its decoder reads no clock
 	// per Read.
 	db := b.src.Budget
-	if ownsClock(b.cfg.Side, b.src) {
+	if ownsClock(b.cfg.Side, &b.src) {
 		db.Timeout = 0
 	}
 	if err := d.Reset(b.src.Body, b.src.Encoding, db, b.cfg.Decoder); err != nil {
@@ -255,7 +255,7 @@ func (b *Body) openDecoder() *limits.Error {
 // may fail, and a client body's source may ignore the timer's cancel
 // (a Base of the caller's): their decoders keep the clock, checked at
 // every Read.
-func ownsClock(side Side, src Source) bool {
+func ownsClock(side Side, src *Source) bool {
 	return side == Server && src.Mode != Stream && src.Budget.Timeout > 0 && !src.ArmedAt.IsZero()
 }
 

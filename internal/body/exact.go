@@ -12,7 +12,7 @@ import (
 // (see ownsClock), if it has a Timeout at all. Every other body, and one
 // whose budget or options ask for more than counting (a character limit,
 // a checksum), takes the decoder.
-func exact(cfg *Config, src Source) bool {
+func exact(cfg *Config, src *Source) bool {
 	return src.Exact && cfg.Side == Server && src.Mode == Whole && src.Encoding == "" &&
 		(src.Budget.Timeout <= 0 || ownsClock(cfg.Side, src)) &&
 		decoder.Fits(src.SizeHint, src.Budget, &cfg.Decoder)
