@@ -175,7 +175,7 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 		src.SizeHint = x.r.ContentLength
 		src.Exact = lengthFramed(x.r)
 	}
-	if err := x.body.Open(&x.m.body, src); err != nil {
+	if err := x.body.Open(&x.m.body, &src); err != nil {
 		return err
 	}
 	for _, c := range codings {

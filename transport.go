@@ -480,7 +480,7 @@ func (t *Transport) open(rb *body.Body, cfg *body.Config, resp *http.Response, s
 	if !coded {
 		src.SizeHint = resp.ContentLength
 	}
-	if err := rb.Open(cfg, src); err != nil {
+	if err := rb.Open(cfg, &src); err != nil {
 		return fail(err)
 	}
 	if closeDelimited(resp) && !rb.EndMarked() && !verifiedByBase(resp.Body) {

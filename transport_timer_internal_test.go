@@ -62,7 +62,7 @@ func TestCloseGuardedWhateverTheBodysDeadlineDid(t *testing.T) {
 					t.Fatal(err)
 				}
 				rb := new(body.Body)
-				if err := rb.Open(&body.Config{Side: body.Client, Decoder: dc}, body.Source{Body: g, Closer: g,
+				if err := rb.Open(&body.Config{Side: body.Client, Decoder: dc}, &body.Source{Body: g, Closer: g,
 					Budget: limits.Budget{Timeout: tc.timeout}.WithDefaults(), Mode: body.Stream, Ctx: ctx,
 					Cancel: cancel, Timer: h.lend(rb, g)}); err != nil {
 					t.Fatal(err)

@@ -191,9 +191,10 @@ var checkers = sync.Pool{New: func() any { return new(decoder.JSONChecker) }}
 // reads nothing. It fails only on what the Content-Encoding declares: too
 // many layers or an unsupported coding (the budget and the options were
 // validated with cfg); b then holds nothing and src is left to the caller.
-func (b *Body) Open(cfg *Config, src Source) *limits.Error {
-	b.cfg, b.src, b.verified = cfg, src, true
-	if !exact(cfg, &b.src) {
+func (b *Body) Open(cfg *Config, src *Source) *limits.Error {
+	b.cfg, b.src, b.verified = cfg, *src, true
+	src = &b.src
+	if !exact(cfg, src) {
 		if err := b.openDecoder(); err != nil {
 			b.cfg, b.src = nil, Source{}
 			return err

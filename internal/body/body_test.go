@@ -90,7 +90,7 @@ func (s *source) Close() error {
 func open(t *testing.T, cfg *Config, m Mode, coding string, src *source) *Body {
 	t.Helper()
 	b := new(Body)
-	if err := b.Open(cfg, Source{Body: src, Closer: src, Encoding: coding, Mode: m,
+	if err := b.Open(cfg, &Source{Body: src, Closer: src, Encoding: coding, Mode: m,
 		Budget: limits.Budget{}.WithDefaults(), Ctx: context.Background()}); err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +406,7 @@ func TestLateEndLeavesConnDeadlineAlone(t *testing.T) {
 	w := &deadlineWriter{ResponseWriter: httptest.NewRecorder()}
 	b := new(Body)
 	budget := limits.Budget{Timeout: time.Hour}.WithDefaults()
-	if err := b.Open(config(t, Server, nil), Source{Body: src, Closer: src, Mode: Stream, Budget: budget,
+	if err := b.Open(config(t, Server, nil), &Source{Body: src, Closer: src, Mode: Stream, Budget: budget,
 		Ctx: context.Background(), RC: http.NewResponseController(w), ArmedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

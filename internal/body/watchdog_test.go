@@ -68,7 +68,7 @@ func openWatched(t *testing.T, src io.Reader, w http.ResponseWriter, timeout tim
 	t.Helper()
 	b := new(Body)
 	budget := limits.Budget{Timeout: timeout}.WithDefaults()
-	if err := b.Open(config(t, Server, nil), Source{Body: src, Mode: Whole, Budget: budget, Ctx: context.Background(),
+	if err := b.Open(config(t, Server, nil), &Source{Body: src, Mode: Whole, Budget: budget, Ctx: context.Background(),
 		RC: http.NewResponseController(w), ArmedAt: time.Now(), Watched: true}); err != nil {
 		t.Fatal(err)
 	}
