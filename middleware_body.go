@@ -108,9 +108,13 @@ func serversDeadline(w http.ResponseWriter) bool {
 // HTTP/1 request framed by its Content-Length, which returns no more than
 // that and fails with io.ErrUnexpectedEOF when the connection ends sooner.
 // Any other body (HTTP/2's, one behind "Expect: 100-continue", one an outer
-// handler put in its place) is not known to keep to a length.
+// handler put in its place) is not known to keep to a length. Nor is
+// net/http's body when ContentLength is no longer the header it framed the
+// body by: an outer handler that changed the field kept the body the
+// client framed, whose bytes a read to the field's length would refuse.
 func lengthFramed(r *http.Request) bool {
-	return r.ContentLength > 0 && len(r.TransferEncoding) == 0 && reflect.TypeOf(r.Body) == netHTTPBody
+	return r.ContentLength > 0 && len(r.TransferEncoding) == 0 && reflect.TypeOf(r.Body) == netHTTPBody &&
+		statesLength(r.Header, r.ContentLength)
 }
 
 // netHTTPBody is the type of the body net/http's server gives an HTTP/1

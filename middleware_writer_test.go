@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -372,5 +373,45 @@ func TestMiddlewareHandlerHeaderStaleLength(t *testing.T) {
 		if after := fmt.Sprint(r.Header); after != before {
 			t.Errorf("header Content-Length %q: the caller's header changed from %s to %s", stale, before, after)
 		}
+	}
+}
+
+// TestOuterHandlerChangedContentLengthOfNetHTTPBody: an outer handler that
+// hands on net/http's own body of a Content-Length request with another
+// ContentLength (set on a copy of the request, header untouched) did not
+// change what the client framed: the handler gets the body the client sent,
+// whole, with its true length, as from any other body. Reading net/http's
+// body as framed by the changed field would answer a well-framed client 400
+// ("longer than its declared length") for the outer handler's doing.
+func TestOuterHandlerChangedContentLengthOfNetHTTPBody(t *testing.T) {
+	t.Parallel()
+	for _, field := range []int64{3, 4, 6, 50} {
+		var mu sync.Mutex
+		var outcomes []string
+		mw := mustMW(t, boundhttp.MiddlewareConfig{Observe: func(o boundhttp.Outcome) {
+			mu.Lock()
+			defer mu.Unlock()
+			outcomes = append(outcomes, fmt.Sprintf("%s %s %v", o.Kind, o.Stage(), o.Usage))
+		}})
+		inner := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			data, err := io.ReadAll(r.Body)
+			fmt.Fprintf(w, "%q %d %q %v", data, r.ContentLength, r.Header["Content-Length"], err)
+		}))
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r2 := *r
+			r2.ContentLength = field
+			inner.ServeHTTP(w, &r2)
+		}))
+		status, answer := rawExchange(t, s.Listener.Addr().String(),
+			"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
+		s.Close()
+		if want := fmt.Sprintf("%q %d %q %v", "hello", 5, []string{"5"}, nil); status != http.StatusOK || answer != want {
+			t.Errorf("ContentLength %d: answer %d %s; want 200 %s", field, status, answer, want)
+		}
+		mu.Lock()
+		if got, want := fmt.Sprint(outcomes), "[accepted  wire=5 decoded=5]"; got != want {
+			t.Errorf("ContentLength %d: observed %s; want %s", field, got, want)
+		}
+		mu.Unlock()
 	}
 }
