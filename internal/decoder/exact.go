@@ -75,14 +75,14 @@ func ReadExact(e Exact) (chunks chunk.List, u limits.Usage, err error) {
 // readExact fills buf from src and reads on to the end, which it reports
 // as io.EOF. A source that returns more than len(buf) bytes fails.
 func readExact(src io.Reader, buf []byte) (int, error) {
-	n, err := fill(src, buf)
+	n, err := fill(src, buf, 0)
 	if err != nil {
 		return n, err // io.EOF included
 	}
 	// Full, and the source has not said that it ended: its next Read must.
 	probe := probePool.Get().(*[chunk.MinSize]byte)
 	defer probePool.Put(probe)
-	if m, err := fill(src, probe[:1]); m > 0 {
+	if m, err := fill(src, probe[:1], n); m > 0 {
 		return n, &limits.Error{Stage: limits.StageIntegrity, Observed: int64(n + m), Err: errLonger}
 	} else {
 		return n, err
@@ -91,8 +91,9 @@ func readExact(src io.Reader, buf []byte) (int, error) {
 
 // fill reads src until buf is full or an error, with the source errors of
 // [Reader.Read]: io.EOF as it is, a connection cut short as a breach of
-// integrity, the rest bounded.
-func fill(src io.Reader, buf []byte) (int, error) {
+// integrity that observed the body's bytes read (before of them were read
+// before buf), the rest bounded.
+func fill(src io.Reader, buf []byte, before int) (int, error) {
 	var n, empty int
 	for n < len(buf) {
 		m, err := src.Read(buf[n:])
@@ -104,7 +105,7 @@ func fill(src io.Reader, buf []byte) (int, error) {
 		case err == io.EOF:
 			return n, io.EOF
 		case err != nil:
-			if e := cutShort(err, int64(n)); e != nil {
+			if e := cutShort(err, int64(before+n)); e != nil {
 				return n, e
 			}
 			return n, peertext.Bound(err)
