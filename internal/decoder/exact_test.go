@@ -2,14 +2,18 @@ package decoder
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/boundhttp/boundhttp/internal/chunk"
+	"github.com/boundhttp/boundhttp/internal/inflight"
 	"github.com/boundhttp/boundhttp/internal/peertext"
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -333,6 +337,262 @@ func TestReadExactAgreesWithDecoder(t *testing.T) {
 			if charged && f.InUse() != 0 {
 				t.Errorf("%s: InUse() = %d once both released, want 0", name, f.InUse())
 			}
+		}
+	}
+}
+
+// chargeSpy is a source that records the in-flight budget's InUse at
+// its first Read.
+type chargeSpy struct {
+	r     io.Reader
+	f     *limits.InFlight
+	first int64 // -1 until the first Read
+}
+
+func (s *chargeSpy) Read(p []byte) (int, error) {
+	if s.first < 0 {
+		s.first = s.f.InUse()
+	}
+	return s.r.Read(p)
+}
+
+// TestReadExactChargesChunkBeforeFirstRead pins the in-flight charge of an
+// exact body: the capacity of the one chunk it is read into is held before
+// the source's first Read (never the bytes as they come), rides with the
+// chunks until they are released, and is given back on every failure.
+func TestReadExactChargesChunkBeforeFirstRead(t *testing.T) {
+	t.Parallel()
+	data := text(chunk.MaxSize + 1)
+	for _, tt := range []struct {
+		length int64
+		charge int64
+	}{
+		{1, 512}, {512, 512}, {513, 1024}, {4096, 4096}, {4097, 8192},
+		{chunk.MaxSize - 1, chunk.MaxSize}, {chunk.MaxSize, chunk.MaxSize},
+	} {
+		for _, tail := range []struct {
+			name string
+			src  func() io.Reader
+			ok   bool
+		}{
+			{"whole", func() io.Reader { return bytes.NewReader(data[:tt.length]) }, true},
+			{"cut short", func() io.Reader {
+				return &eofAfter{r: bytes.NewReader(data[:tt.length-1]), err: io.ErrUnexpectedEOF}
+			}, false},
+			{"longer", func() io.Reader { return bytes.NewReader(data[:tt.length+1]) }, false},
+			{"source error", func() io.Reader {
+				return io.MultiReader(bytes.NewReader(data[:tt.length/2]), iotest.ErrReader(io.ErrClosedPipe))
+			}, false},
+		} {
+			f := limits.NewInFlight(1 << 20)
+			spy := &chargeSpy{r: tail.src(), f: f, first: -1}
+			chunks, _, err := ReadExact(Exact{Src: spy, Length: tt.length, Config: exactConfig(t, f)})
+			name := fmt.Sprintf("%d bytes, %s", tt.length, tail.name)
+			if spy.first != tt.charge {
+				t.Errorf("%s: InUse() = %d at the first Read, want %d (the chunk's capacity)", name, spy.first, tt.charge)
+			}
+			if (err == nil) != tail.ok {
+				t.Fatalf("%s: ReadExact = %v", name, err)
+			}
+			held := int64(0)
+			if tail.ok {
+				held = tt.charge
+			}
+			if got := f.InUse(); got != held {
+				t.Errorf("%s: InUse() = %d once ReadExact returned, want %d", name, got, held)
+			}
+			chunks.Release()
+			if got := f.InUse(); got != 0 || f.Peak() != tt.charge {
+				t.Errorf("%s: InUse() = %d, Peak() = %d after Release, want 0, %d", name, got, f.Peak(), tt.charge)
+			}
+		}
+	}
+}
+
+// TestReadExactNoRoomFailsAsDecoderDoes: a body that finds no room in the
+// in-flight budget (Wait 0) is refused before a byte is read, with the
+// breach the decoder gives for the same body (stage inflight, the
+// capacity as Limit, the chunk's capacity as Observed, encoding
+// "identity", never declared: the length was within the budget),
+// matching limits.ErrBusy; it holds nothing. Where the budget has room
+// for more than the chunk, the decoder's first reservation also takes the
+// body's bound (see startBody) and reports that as Observed; ReadExact
+// reserves, and reports, the chunk alone.
+func TestReadExactNoRoomFailsAsDecoderDoes(t *testing.T) {
+	t.Parallel()
+	data := text(8192)
+	for _, tt := range []struct {
+		name   string
+		cap    int64
+		others int64 // held by another body
+		length int64
+		same   bool // the decoder reserves the chunk alone too
+	}{
+		{"chunk larger than the budget", 4000, 0, 3000, true},
+		{"chunk one byte over the budget", 4095, 0, 4096, true},
+		{"chunk one byte over, rounded up", 8191, 0, 4097, true},
+		{"budget busy by one byte", 4096, 1, 4096, true},
+		{"budget busy, small body", 512, 1, 1, true},
+		{"budget full, room for more than the chunk", 4096, 4096, 1, false},
+		{"budget busy, room for more than the chunk", 1 << 20, 1<<20 - 4095, 4096, false},
+	} {
+		f := limits.NewInFlight(tt.cap)
+		other := inflight.NewHold(inflight.Of(f))
+		if err := other.Grow(tt.others); err != nil {
+			t.Fatal(err)
+		}
+		cfg := exactConfig(t, f)
+		spy := &chargeSpy{r: bytes.NewReader(data[:tt.length]), f: f, first: -1}
+		got := readExactly(Exact{Src: spy, Length: tt.length, Config: cfg}, f)
+		want := readDecoded(bytes.NewReader(data[:tt.length]), tt.length, limits.Budget{}.WithDefaults(), cfg, f)
+		var e *limits.Error
+		if !errors.As(got.err, &e) || e.Stage != limits.StageInFlight || !errors.Is(got.err, limits.ErrBusy) ||
+			e.Limit != tt.cap || e.Observed != chunkCap(tt.length) || e.Encoding != "identity" || e.Declared {
+			t.Errorf("%s: ReadExact = %#v, want stage inflight, limit %d, observed %d, encoding identity", tt.name, got.err, tt.cap, chunkCap(tt.length))
+		}
+		if d := breachDiff(got.err, want.err); d != "" && tt.same {
+			t.Errorf("%s: ReadExact and the decoder disagree: %s", tt.name, d)
+		}
+		if spy.first >= 0 || got.usage != (limits.Usage{}) || got.data != nil {
+			t.Errorf("%s: the source was read (%v), Usage %+v, %d bytes, want nothing read nor handed out", tt.name, spy.first >= 0, got.usage, len(got.data))
+		}
+		if got.held != tt.others {
+			t.Errorf("%s: InUse() = %d after the refusal, want %d (the other body's)", tt.name, got.held, tt.others)
+		}
+		other.Release()
+	}
+}
+
+// TestReadExactWaitEndedByContext: a body that waits for room (Wait < 0:
+// until its context ends; Wait > 0: at most that long) and does not get
+// it fails with stage inflight wrapping the context's error, as the
+// decoder's SetInFlightWait does, having read nothing and holding nothing;
+// one whose room comes while it waits reads its body.
+func TestReadExactWaitEndedByContext(t *testing.T) {
+	t.Parallel()
+	data := text(4096)
+	f := limits.NewInFlight(4096)
+	other := inflight.NewHold(inflight.Of(f))
+	if err := other.Grow(1); err != nil {
+		t.Fatal(err)
+	}
+	cfg := exactConfig(t, f)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		wait time.Duration
+		want error
+	}{
+		{"context cancelled", cancelled, -1, context.Canceled},
+		{"wait elapsed", context.Background(), 1, context.DeadlineExceeded},
+	} {
+		spy := &chargeSpy{r: bytes.NewReader(data), f: f, first: -1}
+		got := readExactly(Exact{Src: spy, Length: 4096, Config: cfg, Ctx: tt.ctx, Wait: tt.wait}, f)
+		var e *limits.Error
+		if !errors.As(got.err, &e) || e.Stage != limits.StageInFlight || !errors.Is(got.err, tt.want) {
+			t.Errorf("%s: ReadExact = %v, want stage inflight wrapping %v", tt.name, got.err, tt.want)
+		}
+		d, _ := New(bytes.NewReader(data), "", limits.Budget{}.WithDefaults(), cfg)
+		d.SetSizeHint(4096)
+		d.SetInFlightWait(tt.ctx, tt.wait)
+		_, derr := d.ReadAllChunks()
+		d.Close()
+		if diff := breachDiff(got.err, derr); diff != "" {
+			t.Errorf("%s: ReadExact and the decoder disagree: %s", tt.name, diff)
+		}
+		if spy.first >= 0 || got.held != 1 {
+			t.Errorf("%s: source read %v, InUse() = %d; want unread, 1 (the other body's)", tt.name, spy.first >= 0, got.held)
+		}
+	}
+	// Room comes while it waits: the other body's release wakes it.
+	waiting := make(chan struct{})
+	spy := &chargeSpy{r: bytes.NewReader(data), f: f, first: -1}
+	done := make(chan exactOutcome, 1)
+	ctx := &doneWatch{Context: context.Background(), asked: waiting}
+	go func() { done <- readExactly(Exact{Src: spy, Length: 4096, Config: cfg, Ctx: ctx, Wait: -1}, f) }()
+	select {
+	case <-waiting: // the wait has begun: it watches its context
+	case got := <-done:
+		t.Fatalf("ReadExact returned without waiting: %d bytes, %v", len(got.data), got.err)
+	}
+	other.Release()
+	if got := <-done; got.err != nil || !bytes.Equal(got.data, data) || got.held != 4096 {
+		t.Errorf("after the wait: ReadExact = %d bytes, %v, InUse() %d; want the body, charged 4096", len(got.data), got.err, got.held)
+	}
+	if f.InUse() != 0 {
+		t.Errorf("InUse() = %d after the release, want 0", f.InUse())
+	}
+}
+
+// doneWatch is a context that tells when someone starts watching it.
+type doneWatch struct {
+	context.Context
+	asked chan struct{}
+	once  bool
+}
+
+func (c *doneWatch) Done() <-chan struct{} {
+	if !c.once {
+		c.once = true
+		close(c.asked)
+	}
+	return c.Context.Done()
+}
+
+// TestFitsBoundary walks Fits, the door to ReadExact, over its edges: a
+// declared length from 1 to the smaller of one chunk, MaxWireBytes and
+// MaxDecodedBytes (each at limit-1, limit, limit+1) fits; zero, negative,
+// math.MaxInt64 do not; nor does any length once a character limit asks
+// for a count or WithRequireChecksum refuses identity.
+func TestFitsBoundary(t *testing.T) {
+	t.Parallel()
+	plain := exactConfig(t, nil)
+	charged := exactConfig(t, limits.NewInFlight(1<<20))
+	checksum := exactConfig(t, nil, WithRequireChecksum())
+	members := exactConfig(t, nil, WithMaxMembers(5))
+	def := limits.Budget{}.WithDefaults()
+	wire := func(n int64) limits.Budget { return limits.Budget{MaxWireBytes: n}.WithDefaults() }
+	decoded := func(n int64) limits.Budget { return limits.Budget{MaxDecodedBytes: n}.WithDefaults() }
+	for _, tt := range []struct {
+		n    int64
+		b    limits.Budget
+		c    *Config
+		want bool
+	}{
+		{0, def, &plain, false},
+		{-1, def, &plain, false},
+		{math.MinInt64, def, &plain, false},
+		{1, def, &plain, true},
+		{chunk.MaxSize - 1, def, &plain, true},
+		{chunk.MaxSize, def, &plain, true},
+		{chunk.MaxSize + 1, def, &plain, false},
+		{math.MaxInt64, def, &plain, false},
+		{999, wire(1000), &plain, true},
+		{1000, wire(1000), &plain, true},
+		{1001, wire(1000), &plain, false},
+		{1, wire(1), &plain, true},
+		{2, wire(1), &plain, false},
+		{999, decoded(1000), &plain, true},
+		{1000, decoded(1000), &plain, true},
+		{1001, decoded(1000), &plain, false},
+		{1000, limits.Budget{MaxWireBytes: 1000, MaxDecodedBytes: 999}.WithDefaults(), &plain, false},
+		{1000, limits.Budget{MaxWireBytes: 999, MaxDecodedBytes: 1000}.WithDefaults(), &plain, false},
+		{chunk.MaxSize, wire(math.MaxInt64), &plain, true},
+		{chunk.MaxSize + 1, wire(math.MaxInt64), &plain, false},
+		{math.MaxInt64, limits.Budget{MaxWireBytes: math.MaxInt64, MaxDecodedBytes: math.MaxInt64}, &plain, false},
+		{1, limits.Budget{MaxDecodedRunes: 1}.WithDefaults(), &plain, false},
+		{1, limits.Budget{MaxDecodedRunes: math.MaxInt64}.WithDefaults(), &plain, false},
+		{1, limits.Budget{MaxRatio: 1, Timeout: 1}.WithDefaults(), &plain, true},
+		{1, def, &checksum, false},
+		{chunk.MaxSize, def, &checksum, false},
+		{1, def, &charged, true},
+		{1, def, &members, true},
+	} {
+		if got := Fits(tt.n, tt.b, tt.c); got != tt.want {
+			t.Errorf("Fits(%d, wire %d decoded %d runes %d, checksum %v) = %v, want %v",
+				tt.n, tt.b.MaxWireBytes, tt.b.MaxDecodedBytes, tt.b.MaxDecodedRunes, tt.c.requireChecksum, got, tt.want)
 		}
 	}
 }
