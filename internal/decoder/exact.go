@@ -60,7 +60,10 @@ func ReadExact(e Exact) (chunks chunk.List, u limits.Usage, err error) {
 		}
 		return chunk.List{}, u, err
 	}
-	chunks.Charge(h)
+	// h holds the charge until the read returned: a panic in the source's
+	// Read gives it back (the chunk is dropped, not pooled, as a
+	// decoder's are).
+	defer h.Release()
 	buf := chunks.Next(e.Length)
 	m, err := readExact(e.Src, buf)
 	u = limits.Usage{WireBytes: int64(m), DecodedBytes: int64(m)}
@@ -69,6 +72,7 @@ func ReadExact(e Exact) (chunks chunk.List, u limits.Usage, err error) {
 		return chunk.List{}, u, err
 	}
 	chunks.Truncate(m) // a source that ended sooner without an error, as Read takes it
+	chunks.Charge(h.Split(h.Held()))
 	return chunks, u, nil
 }
 

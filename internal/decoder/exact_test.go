@@ -596,3 +596,32 @@ func TestFitsBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestReadExactPanicGivesBackCharge (trap: a charge owned by no one after
+// a panic): a source whose Read panics midway leaves nothing charged to the
+// in-flight budget once the panic has left ReadExact; the chunk was
+// charged when it did.
+func TestReadExactPanicGivesBackCharge(t *testing.T) {
+	t.Parallel()
+	f := limits.NewInFlight(1 << 20)
+	var charged int64 = -1
+	src := io.MultiReader(bytes.NewReader(text(100)), readerFunc(func([]byte) (int, error) {
+		charged = f.InUse()
+		panic("source broke")
+	}))
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("ReadExact did not panic")
+			}
+		}()
+		ReadExact(Exact{Src: src, Length: 4096, Config: exactConfig(t, f)})
+	}()
+	if charged != 4096 || f.InUse() != 0 {
+		t.Errorf("InUse() = %d when the source panicked, %d after; want 4096, 0", charged, f.InUse())
+	}
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
