@@ -98,7 +98,9 @@ func (l *List) Size() int64 {
 }
 
 // Join returns the bytes of l in one slice and releases l. A single chunk
-// is handed over without copying (and so never returns to its pool).
+// is handed over without copying (and so never returns to its pool), its
+// capacity clipped to the body: the pooled memory past it may hold an
+// earlier body's bytes.
 func (l *List) Join() []byte {
 	switch len(l.c) {
 	case 0:
@@ -112,7 +114,7 @@ func (l *List) Join() []byte {
 		l.c[0] = nil
 		l.putSlice()
 		l.hold.Release()
-		return out
+		return out[:len(out):len(out)] // what lies past the body may be an earlier body's
 	}
 	// bytes.Join allocates without zeroing memory it then overwrites:
 	// for a body of megabytes, clearing it first costs as much as the copy.

@@ -107,3 +107,18 @@ func TestJoinIsTheBodyExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinedChunkHidesEarlierBodies (trap: a pooled chunk handed over with
+// its capacity): the slice Join hands over cannot be resliced into the
+// pooled memory past the body, which may hold an earlier body's bytes.
+func TestJoinedChunkHidesEarlierBodies(t *testing.T) {
+	var l List
+	copy(l.Next(500), bytes.Repeat([]byte("secret"), 100))
+	l.Release()
+	var m List
+	copy(m.Next(10), "0123456789")
+	out := m.Join()
+	if cap(out) != len(out) {
+		t.Fatalf("Join handed over %d bytes with capacity %d: %q lies past them", len(out), cap(out), out[len(out):cap(out)])
+	}
+}
