@@ -30,6 +30,7 @@ type exchange struct {
 	armedAt time.Time // when the body's deadline started (zero: no read deadline can end its reads)
 	watched bool      // a whole body whose deadline the watchdog keeps (none is set on the connection yet)
 	decoded bool      // a coding is removed: the decoded length is unknown
+	framed  bool      // net/http's own body, framed by the Content-Length its header states (see lengthFramed)
 	src     askedBody // the request's body, as the body reads it
 	body    body.Body
 }
@@ -177,7 +178,8 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 	}
 	if len(codings) == 0 {
 		src.SizeHint = x.r.ContentLength
-		src.Exact = lengthFramed(x.r)
+		x.framed = lengthFramed(x.r)
+		src.Exact = x.framed
 	}
 	if err := x.body.Open(&x.m.body, &src); err != nil {
 		return err
@@ -222,7 +224,7 @@ func (x *exchange) whole(next http.Handler) {
 	size := x.body.Size()
 	x.r2.Body = &x.body
 	x.r2.ContentLength = size
-	if x.decoded || x.r.ContentLength != size || !statesLength(x.r.Header, size) {
+	if x.decoded || x.r.ContentLength != size || !(x.framed || statesLength(x.r.Header, size)) {
 		if !x.decoded {
 			x.r2.Header = x.r.Header.Clone()
 		}
