@@ -13,3 +13,7 @@ func SetDefaultTimeouts(header, body time.Duration) (restore func()) {
 		bodyTimeoutDefault.Store(b)
 	}
 }
+
+// LengthFramed is lengthFramed: whether the Middleware reads r's body as
+// framed by its Content-Length, with no decoder.
+var LengthFramed = lengthFramed

@@ -1,6 +1,7 @@
 package boundhttp_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/limits"
@@ -93,22 +95,52 @@ func TestReadPanicReleasesGuardAndCharge(t *testing.T) {
 }
 
 // TestReadPanicInHandlerReleasesCharge: the same on the server: a handler
-// whose body Read panics (here the request body under the decoder) leaves
-// no charge once net/http has recovered, whether the handler closed the
-// body or not.
+// whose body Read panics (here the request body under the decoder, or
+// net/http's own body of a Content-Length request, read whole with no
+// decoder, whose connection panics) leaves no charge once net/http has
+// recovered, whether the handler closed the body or not.
 func TestReadPanicInHandlerReleasesCharge(t *testing.T) {
 	t.Parallel()
-	for _, streaming := range []bool{true, false} {
+	for _, tt := range []struct {
+		name      string
+		streaming bool
+		req       func() *http.Request
+	}{
+		{"streaming, gzip", true, func() *http.Request {
+			req, _ := http.NewRequest("POST", "/", &panicSource{data: encode("gzip", text(4096))})
+			req.Header.Set("Content-Encoding", "gzip")
+			return req
+		}},
+		{"whole, gzip", false, func() *http.Request {
+			req, _ := http.NewRequest("POST", "/", &panicSource{data: encode("gzip", text(4096))})
+			req.Header.Set("Content-Encoding", "gzip")
+			return req
+		}},
+		{"whole, framed by its Content-Length, no decoder", false, func() *http.Request {
+			// net/http's own body (http.ReadRequest parses as the server
+			// does) over a connection whose Read panics after the head.
+			head := "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4096\r\n\r\n"
+			req, err := http.ReadRequest(bufio.NewReader(io.MultiReader(strings.NewReader(head), &panicSource{data: text(4096)})))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !boundhttp.LengthFramed(req) {
+				t.Fatal("the request is not read as framed by its length")
+			}
+			return req
+		}},
+	} {
 		f := limits.NewInFlight(1 << 20)
-		mw := mustMW(t, boundhttp.MiddlewareConfig{Streaming: streaming, InFlight: f})
+		mw := mustMW(t, boundhttp.MiddlewareConfig{Streaming: tt.streaming, InFlight: f})
 		h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.ReadAll(r.Body) }))
-		req, _ := http.NewRequest("POST", "/", &panicSource{data: encode("gzip", text(4096))})
-		req.Header.Set("Content-Encoding", "gzip")
-		if !readPanics(func() { h.ServeHTTP(discardWriter{http.Header{}}, req) }) {
-			t.Fatalf("streaming %v: no panic", streaming)
+		req := tt.req()
+		// A writer that takes read deadlines: the whole body's Timeout
+		// (60 s by default) is the connection's, as behind net/http.
+		if !readPanics(func() { h.ServeHTTP(deadlineDiscard{discardWriter{http.Header{}}}, req) }) {
+			t.Fatalf("%s: no panic", tt.name)
 		}
 		if got := f.InUse(); got != 0 {
-			t.Errorf("streaming %v: InUse() = %d after the panic, want 0", streaming, got)
+			t.Errorf("%s: InUse() = %d after the panic, want 0", tt.name, got)
 		}
 	}
 }
@@ -119,6 +151,11 @@ type discardWriter struct{ h http.Header }
 func (d discardWriter) Header() http.Header       { return d.h }
 func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 func (discardWriter) WriteHeader(int)             {}
+
+// deadlineDiscard is a discardWriter whose connection takes read deadlines.
+type deadlineDiscard struct{ discardWriter }
+
+func (deadlineDiscard) SetReadDeadline(time.Time) error { return nil }
 
 // panicAfterFirst wraps a connection's body: its second Read panics, its
 // Close is the connection's and is recorded.
