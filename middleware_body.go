@@ -45,7 +45,9 @@ type askedBody struct {
 }
 
 func (b *askedBody) Read(p []byte) (int, error) {
-	b.asked.Store(true)
+	if !b.asked.Load() {
+		b.asked.Store(true) // once: a store is a locked instruction, a load is not
+	}
 	return b.Reader.Read(p)
 }
 

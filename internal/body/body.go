@@ -27,6 +27,7 @@ import (
 
 	"github.com/boundhttp/boundhttp/internal/chunk"
 	"github.com/boundhttp/boundhttp/internal/decoder"
+	"github.com/boundhttp/boundhttp/internal/sat"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -168,8 +169,8 @@ type Body struct {
 	started bool        // server: the first Read came
 	armed   bool        // server: a read deadline is set
 	// under dl, the watchdog's (server, whole bodies):
-	settled     bool // the read ended, no interrupt may come
-	interrupted bool // the watchdog set the deadline to the past
+	settled     atomic.Bool // the read ended, no interrupt may come (stored under dl; loaded without it by unwatch and fence)
+	interrupted bool        // the watchdog set the deadline to the past
 	// dl orders the connection's read deadline against the body's end of
 	// life: a deadline is set or cleared under dl only while the body is
 	// not closed, and Finish and Close pass through dl after closing, so
@@ -217,7 +218,7 @@ func (b *Body) Open(cfg *Config, src *Source) *limits.Error {
 		b.start = src.ArmedAt
 		if src.Watched {
 			b.watched.Store(true)
-			watch.add(b, src.ArmedAt.Add(src.Budget.Timeout))
+			watch.add(b, sat.Add(sinceEpoch(src.ArmedAt), int64(src.Budget.Timeout)))
 		}
 	}
 	return nil
@@ -435,6 +436,9 @@ func (b *Body) Finish() {
 // fence waits for a change of the connection's read deadline in progress;
 // the body is closed, so no later one starts.
 func (b *Body) fence() {
+	if b.settled.Load() {
+		return // a watched body whose read ended: no change of the deadline can be in progress
+	}
 	b.dl.Lock()
 	defer b.dl.Unlock()
 }

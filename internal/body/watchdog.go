@@ -53,11 +53,11 @@ func sinceEpoch(t time.Time) int64 { return int64(t.Sub(epoch)) }
 // watch is the process's watchdog of whole request bodies.
 var watch watchdog
 
-// add watches b until remove, ending its read at deadline.
-func (w *watchdog) add(b *Body, deadline time.Time) {
+// add watches b until remove, ending its read at deadline d (nanoseconds
+// since epoch).
+func (w *watchdog) add(b *Body, d int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	d := sinceEpoch(deadline)
 	b.watch.deadline, b.watch.on, b.watch.i = d, true, int32(len(w.heap))
 	w.heap = append(w.heap, b)
 	w.up(len(w.heap) - 1)
@@ -191,7 +191,7 @@ func (w *watchdog) watching() (n, stale int) {
 func (b *Body) interrupt() {
 	b.dl.Lock()
 	defer b.dl.Unlock()
-	if b.settled || b.g.closed() {
+	if b.settled.Load() || b.g.closed() {
 		return
 	}
 	b.interrupted = b.src.RC.SetReadDeadline(time.Unix(1, 0)) == nil
@@ -211,9 +211,12 @@ func (b *Body) unwatch() (interrupted bool) {
 	}
 	if b.watched.Swap(false) {
 		watch.remove(b)
+	} else if b.settled.Load() {
+		// Settled under dl before: interrupted no longer changes.
+		return b.interrupted
 	}
 	b.dl.Lock()
 	defer b.dl.Unlock()
-	b.settled = true
+	b.settled.Store(true)
 	return b.interrupted
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -218,7 +219,7 @@ func TestWatchdogExpiryCostIndependentOfWaitingBodies(t *testing.T) {
 	now := time.Now()
 	const waiting, expiries = 10000, 100
 	for i := range waiting {
-		w.add(new(Body), now.Add(time.Hour+time.Duration(i)*time.Millisecond))
+		w.add(new(Body), sinceEpoch(now.Add(time.Hour+time.Duration(i)*time.Millisecond)))
 	}
 	w.mu.Lock()
 	w.compares = 0
@@ -228,7 +229,7 @@ func TestWatchdogExpiryCostIndependentOfWaitingBodies(t *testing.T) {
 		// timer fires too.
 		overdue := new(Body)
 		overdue.g.close()
-		w.add(overdue, now.Add(-time.Millisecond))
+		w.add(overdue, sinceEpoch(now.Add(-time.Millisecond)))
 		w.fire()
 	}
 	w.mu.Lock()
@@ -248,3 +249,59 @@ func TestWatchdogExpiryCostIndependentOfWaitingBodies(t *testing.T) {
 type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
+
+// blockingDeadlineWriter's SetReadDeadline blocks until release is closed,
+// after telling entered: a change of the connection's deadline caught in
+// progress.
+type blockingDeadlineWriter struct {
+	http.ResponseWriter
+	entered, release chan struct{}
+}
+
+func (w *blockingDeadlineWriter) SetReadDeadline(time.Time) error {
+	close(w.entered)
+	<-w.release
+	return nil
+}
+
+// TestFinishWaitsForInterruptInProgress (trap: a body whose end of life
+// does not wait for the watchdog): an interrupt that is setting the
+// connection's read deadline when the handler's end comes must have
+// finished before Finish returns; afterwards net/http owns the deadline,
+// for the next request's headers, and a late change would override it.
+func TestFinishWaitsForInterruptInProgress(t *testing.T) {
+	w := &blockingDeadlineWriter{entered: make(chan struct{}), release: make(chan struct{})}
+	b := openWatched(t, strings.NewReader("x"), w, time.Hour)
+	go b.interrupt() // what the watchdog does at the deadline
+	<-w.entered
+	finished := make(chan struct{})
+	go func() {
+		b.Finish()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+		t.Fatal("Finish returned while the interrupt was still setting the read deadline")
+	case <-time.After(50 * time.Millisecond):
+		// Finish waits: the interrupt holds the body's deadline lock. (The
+		// wait proves nothing on its own; it gives a Finish that does not
+		// wait the time to return.)
+	}
+	close(w.release)
+	<-finished
+}
+
+// TestUnwatchReportsInterruptEveryTime: once the watchdog interrupted a
+// read, every unwatch reports it, also one that comes after the read
+// already settled (Close or Finish after the read's own end).
+func TestUnwatchReportsInterruptEveryTime(t *testing.T) {
+	w := newConnWriter()
+	b := openWatched(t, strings.NewReader("x"), w, time.Hour)
+	defer b.Finish()
+	b.interrupt()
+	for i := range 3 {
+		if !b.unwatch() {
+			t.Fatalf("unwatch #%d after an interrupt reported none", i+1)
+		}
+	}
+}
