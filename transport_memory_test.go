@@ -305,7 +305,7 @@ func TestWholeFetchAllocations(t *testing.T) {
 		resp, _ := base.RoundTrip(req)
 		resp.Body.Close()
 	})
-	const want = 13
+	const want = 11
 	if got := testing.AllocsPerRun(200, fetch) - own; got > want {
 		t.Errorf("a whole-body fetch allocated %v times beyond its base's %v, want at most %d", got, own, want)
 	}

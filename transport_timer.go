@@ -2,6 +2,7 @@ package boundhttp
 
 import (
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,34 @@ type tripTimer struct {
 	body   *body.Body    // expired by the body phase
 	guard  *connBody     // told by the body phase that its deadline passed
 	spare  *time.Timer   // guards a Close when t could not
+	slot   *timerSlot    // t's, until it goes back to the pool (see closed)
+}
+
+// timerSlot is a trip timer's time.Timer with its callback bound to the
+// slot rather than to one round trip: once a Stop proved that it will not
+// fire again for its round trip, a later round trip takes it over (see
+// timerSlots). The timer and the function it calls are two allocations a
+// round trip would otherwise make.
+type timerSlot struct {
+	t    *time.Timer
+	h    atomic.Pointer[tripTimer] // the round trip it fires for
+	fake bool                      // made in a testing/synctest bubble: never pooled
+}
+
+func (s *timerSlot) fire() { s.h.Load().fire() }
+
+// timerSlots holds the slots of round trips that ended with their timer
+// stopped before it fired. Only timers on the real clock are pooled, and
+// only round trips outside a testing/synctest bubble take them: a bubble's
+// timer must not be used outside it (the runtime aborts the process), nor a
+// real one inside it (it would not follow the bubble's clock).
+var timerSlots sync.Pool
+
+// inBubble reports whether the calling goroutine is in a testing/synctest
+// bubble, whose clock has no monotonic reading.
+func inBubble() bool {
+	now := time.Now()
+	return now == now.Round(0)
 }
 
 // The phases of a tripTimer.
@@ -49,7 +78,19 @@ func (t *Transport) startTripTimer(h *tripTimer, cancel func(), w *connWatch) *t
 	if h.limit == 0 {
 		h.limit = time.Duration(headerTimeoutDefault.Load()) // see DefaultHeaderTimeout
 	}
-	h.t = time.AfterFunc(h.limit, h.fire)
+	fake := inBubble()
+	if !fake {
+		if s, ok := timerSlots.Get().(*timerSlot); ok {
+			s.h.Store(h)
+			h.slot, h.t = s, s.t
+			s.t.Reset(h.limit)
+			return h
+		}
+	}
+	s := &timerSlot{fake: fake}
+	s.h.Store(h)
+	s.t = time.AfterFunc(h.limit, s.fire)
+	h.slot, h.t = s, s.t
 	return h
 }
 
@@ -129,11 +170,20 @@ func (h *tripTimer) guardClose(d time.Duration) {
 	h.spare = time.AfterFunc(d, h.w.closeConn)
 }
 
-// closed disarms the timer guardClose armed.
+// closed disarms the timer guardClose armed. The round trip's timer is
+// then done with: if this Stop stopped it, it will never fire for this
+// round trip, and it goes back to the pool for another one. (If it fired,
+// its function may still be on its way to the slot's round trip, which
+// must stay this one.) Nothing of the round trip's touches the timer after
+// closed: its phase stays phaseClose, which every other use checks first.
 func (h *tripTimer) closed() {
 	if h.spare != nil {
 		h.spare.Stop()
 		return
 	}
-	h.t.Stop()
+	if h.t.Stop() && !h.slot.fake {
+		s := h.slot
+		h.slot, h.t = nil, nil
+		timerSlots.Put(s)
+	}
 }

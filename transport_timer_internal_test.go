@@ -89,3 +89,49 @@ func TestCloseGuardedWhateverTheBodysDeadlineDid(t *testing.T) {
 		})
 	}
 }
+
+// TestTripTimerReusedOnlyWhenStopped (trap: a pooled timer whose function
+// is still on its way): a round trip's timer goes back to the pool for
+// another round trip only when the last Stop stopped it. One that fired,
+// here the guard of a Close that hung, may still be calling into its round
+// trip, and must never be handed to a later one. A timer of a
+// testing/synctest bubble is never pooled: used outside its bubble, it
+// aborts the process.
+func TestTripTimerReusedOnlyWhenStopped(t *testing.T) {
+	trip := func() (*tripTimer, *recordedConn) {
+		w := new(connWatch)
+		conn := &recordedConn{closed: make(chan struct{})}
+		w.got(httptrace.GotConnInfo{Conn: conn})
+		h := new(Transport).startTripTimer(new(tripTimer), func() {}, w)
+		h.stop(nil, nil)
+		return h, conn
+	}
+	t.Run("stopped", func(t *testing.T) {
+		h, _ := trip()
+		h.guardClose(time.Hour)
+		h.closed()
+		if h.slot != nil {
+			t.Fatal("a timer stopped for good was not given back")
+		}
+	})
+	t.Run("fired", func(t *testing.T) {
+		h, conn := trip()
+		slot := h.slot
+		h.guardClose(time.Millisecond)
+		<-conn.closed // the guard fired: the Close hung past its grace
+		h.closed()
+		if h.slot == nil || slot.h.Load() != h {
+			t.Fatal("a timer that fired was given to another round trip")
+		}
+	})
+	t.Run("bubble", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			h, _ := trip()
+			h.guardClose(time.Hour)
+			h.closed()
+			if h.slot == nil {
+				t.Fatal("a bubble's timer was given back to the pool")
+			}
+		})
+	})
+}
