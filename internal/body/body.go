@@ -10,7 +10,10 @@
 // (a timer on the client, read deadlines on the server) and the JSON shape
 // check, one more layer over the decoded bytes. Streaming, whole and lazy
 // (a redirect's body, verified whole on first read) are its modes; Close
-// and Finish are its one end-of-life protocol.
+// and Finish are its one end-of-life protocol. A whole request body with
+// nothing to decode and a length its source keeps to takes no decoder at
+// all (see exact.go): it is read straight into one chunk, under the same
+// guard, charge, usage record and deadline.
 //
 // The Transport and the Middleware translate their configuration into a
 // [Config] once, before any I/O, and describe each body by a [Source].
