@@ -53,7 +53,9 @@ func (m medians) metricFig(label, unit, name string) fig {
 // regression compares the figures of one row, before and after (the same
 // figures in the same order, from the two binaries' medians), and returns
 // the row's "no regression" verdict. An allocation figure regresses when
-// its printed value is worse at all. A time figure regresses when it is
+// its printed value is worse at all, or, when its bytes varied between
+// rounds, worse by more than that variation (the intervals of the four
+// medians combined, as for time, with no floor). A time figure regresses when it is
 // worse by more than the tolerance: the confidence intervals of the four
 // medians behind the two ratios combined (root sum of squares), and at
 // least minTolerance. Without intervals (fewer than 6 rounds) time figures
@@ -74,10 +76,19 @@ func regression(before, after []fig) string {
 			pa, pb := round2(a.v), round2(b.v)
 			if (a.lowerBetter && pa > pb) || (!a.lowerBetter && pa < pb) {
 				f := fmt.Sprintf("%s %s -> %s", a.label, f2(b.v), f2(a.v))
-				// Say so when the bytes themselves moved between rounds
-				// (pools emptied by a collection): then it is worth a look
-				// at the raw output before calling it a regression.
-				if ci := math.Hypot(a.ci, b.ci); ci > 0.01 && !math.IsInf(ci, 1) {
+				// Bytes that moved between rounds (pools a collection
+				// emptied) are not exact: the change counts only beyond
+				// that variation, as a time figure's does beyond its
+				// intervals, with no floor.
+				if ci := math.Hypot(a.ci, b.ci); ci > 0 && !math.IsInf(ci, 1) {
+					change := b.v/a.v - 1
+					if !a.lowerBetter {
+						change = a.v/b.v - 1
+					}
+					if change >= -ci {
+						notes = append(notes, fmt.Sprintf("%s within the rounds' variation of B/op, %s", f, tolStr(ci)))
+						continue
+					}
 					f += fmt.Sprintf(" (B/op vary %s between rounds)", tolStr(ci))
 				}
 				fails = append(fails, f)

@@ -82,6 +82,7 @@ func TestRegressionVerdict(t *testing.T) {
 	inf := math.Inf(1)
 	speed := func(v, ci float64) fig { return fig{label: "s", v: v, ci: ci} }
 	alloc := func(v float64) fig { return fig{label: "a", v: v, lowerBetter: true, exact: true} }
+	allocCI := func(v, ci float64) fig { return fig{label: "a", v: v, ci: ci, lowerBetter: true, exact: true} }
 	cost := func(v, ci float64) fig { return fig{label: "c", v: v, ci: ci, lowerBetter: true} }
 	for _, tt := range []struct {
 		name          string
@@ -97,6 +98,8 @@ func TestRegressionVerdict(t *testing.T) {
 		{"allocation worse at the printed precision", alloc(0.80), alloc(0.81), "**regression**: a 0.80 -> 0.81"},
 		{"allocation worse below the printed precision", alloc(0.801), alloc(0.804), "no regression"},
 		{"allocation better", alloc(0.81), alloc(0.80), "no regression"},
+		{"varying allocation worse within its rounds' variation", allocCI(0.8147, 0.005), allocCI(0.8162, 0.005), "no regression (a 0.81 -> 0.82 within the rounds' variation"},
+		{"varying allocation worse beyond its rounds' variation", allocCI(0.80, 0.002), allocCI(0.82, 0.002), "**regression**: a 0.80 -> 0.82 (B/op vary"},
 		{"cost up beyond the intervals", cost(1.0, 0.01), cost(1.2, 0.01), "**regression**: c -17%"},
 		{"cost down", cost(1.2, 0.01), cost(1.0, 0.01), "no regression"},
 		{"only in the after binary", fig{label: "p", v: math.NaN()}, speed(0.9, 0.01), "n/a"},
