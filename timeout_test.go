@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/boundhttp/boundhttp"
@@ -254,6 +255,54 @@ func TestMiddlewareStalledBody(t *testing.T) {
 		if el > 3*time.Second {
 			t.Errorf("stalled body (streaming %v): answered after %v", streaming, el)
 		}
+	}
+}
+
+// TestStalledBodyAnsweredInAndAfterSynctestBubble (trap: the process's one
+// watchdog timer armed from a testing/synctest bubble): a whole body's
+// Budget.Timeout, behind net/http's own writer, is kept by a process-wide
+// watchdog with one timer. Armed from a bubble, a real timer is scheduled
+// on the bubble's clock and never fires (a stalled client in the bubble
+// waits forever), and its target, taken from the bubble's clock, keeps
+// every later body outside from re-arming it: a stalled client of a real
+// server is then never answered. A stalled client is answered 408 after
+// Budget.Timeout inside the bubble (synthetic time: exactly) and outside
+// it afterwards.
+func TestStalledBodyAnsweredInAndAfterSynctestBubble(t *testing.T) {
+	cfg := boundhttp.MiddlewareConfig{Budget: limits.Budget{Timeout: 300 * time.Millisecond}}
+	s := echoServer(t, cfg)
+	// A body outside first: the watchdog's timer exists, on the real clock.
+	if code, answer := post(t, s.URL, "", []byte("hello"), false); code != 200 {
+		t.Fatalf("a body before the bubble: %d %s", code, answer)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		mw, err := boundhttp.NewMiddleware(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := newPipeListener()
+		srv := &http.Server{Handler: mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if b, err := io.ReadAll(r.Body); err == nil {
+				w.Write(b)
+			}
+		}))}
+		go srv.Serve(l)
+		defer srv.Shutdown(context.Background()) // waits for the connection's lingering close
+		c := l.dial()
+		defer c.Close()
+		start := time.Now()
+		go io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("stalled body in a bubble: no answer after %v: %v", time.Since(start), err)
+		}
+		if el := time.Since(start); resp.StatusCode != 408 || el != cfg.Budget.Timeout {
+			t.Errorf("stalled body in a bubble: %d after %v, want 408 after %v", resp.StatusCode, el, cfg.Budget.Timeout)
+		}
+	})
+	resp, answer, el, _ := stalledPost(t, "stalled body after a bubble", s, "/", 100)
+	if resp.StatusCode != 408 || el > 3*time.Second {
+		t.Errorf("stalled body after a bubble: %d %s after %v, want 408 within 3 s", resp.StatusCode, answer, el)
 	}
 }
 
