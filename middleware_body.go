@@ -65,21 +65,24 @@ func (b *askedBody) Read(p []byte) (int, error) {
 func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budget) *exchange {
 	x := &exchange{m: m, w: w, r: r, timeout: b.Timeout}
 	x.rc = *http.NewResponseController(w) // inlined: no allocation of its own
+	if b.Timeout <= 0 {
+		return x
+	}
+	now := time.Now()
 	switch {
-	case b.Timeout <= 0:
-	case !m.cfg.Streaming && serversDeadline(w) && !inBubble():
+	case !m.cfg.Streaming && serversDeadline(w) && !bubbleTime(now):
 		// A body read whole is read now: the watchdog sets the deadline
 		// only if the read outlasts it (see body.Source.Watched). Not in a
 		// testing/synctest bubble: the watchdog's one timer serves the
 		// whole process, and armed from a bubble it would follow neither
 		// clock (nor could it be reset outside the bubble).
-		x.armedAt, x.watched = time.Now(), true
+		x.armedAt, x.watched = now, true
 	default:
 		// Streamed, or behind a writer of someone else's whose
 		// SetReadDeadline may fail when the watchdog needs it: set now, the
 		// deadline is known to reach the connection (else a whole body's
 		// read runs apart, see readWhole).
-		if now := time.Now(); x.rc.SetReadDeadline(now.Add(b.Timeout)) == nil {
+		if x.rc.SetReadDeadline(now.Add(b.Timeout)) == nil {
 			x.armedAt = now
 		}
 	}

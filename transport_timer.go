@@ -54,11 +54,12 @@ func (s *timerSlot) fire() { s.h.Load().fire() }
 var timerSlots sync.Pool
 
 // inBubble reports whether the calling goroutine is in a testing/synctest
-// bubble, whose clock has no monotonic reading.
-func inBubble() bool {
-	now := time.Now()
-	return now == now.Round(0)
-}
+// bubble.
+func inBubble() bool { return bubbleTime(time.Now()) }
+
+// bubbleTime reports whether now, just read from the clock, was read in a
+// testing/synctest bubble, whose clock has no monotonic reading.
+func bubbleTime(now time.Time) bool { return now == now.Round(0) }
 
 // The phases of a tripTimer.
 const (
@@ -184,6 +185,7 @@ func (h *tripTimer) closed() {
 	if h.t.Stop() && !h.slot.fake {
 		s := h.slot
 		h.slot, h.t = nil, nil
+		s.h.Store(nil) // the pool keeps no round trip alive
 		timerSlots.Put(s)
 	}
 }
