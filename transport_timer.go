@@ -22,15 +22,14 @@ import (
 // the body when the Close comes, is never armed again: the Close is then
 // guarded by a timer of its own.
 type tripTimer struct {
-	t      *time.Timer
+	slot   *timerSlot // the round trip's timer, until it goes back to the pool (see closed)
 	phase  atomic.Int32
 	limit  time.Duration // HeaderTimeout
 	cancel func()        // cancels the request
 	w      *connWatch    // the request's connection, closed by the Close guard
 	body   *body.Body    // expired by the body phase
 	guard  *connBody     // told by the body phase that its deadline passed
-	spare  *time.Timer   // guards a Close when t could not
-	slot   *timerSlot    // t's, until it goes back to the pool (see closed)
+	spare  *time.Timer   // guards a Close when the slot's timer could not
 }
 
 // timerSlot is a trip timer's time.Timer with its callback bound to the
@@ -83,7 +82,7 @@ func (t *Transport) startTripTimer(h *tripTimer, cancel func(), w *connWatch) *t
 	if !fake {
 		if s, ok := timerSlots.Get().(*timerSlot); ok {
 			s.h.Store(h)
-			h.slot, h.t = s, s.t
+			h.slot = s
 			s.t.Reset(h.limit)
 			return h
 		}
@@ -91,7 +90,7 @@ func (t *Transport) startTripTimer(h *tripTimer, cancel func(), w *connWatch) *t
 	s := &timerSlot{fake: fake}
 	s.h.Store(h)
 	s.t = time.AfterFunc(h.limit, s.fire)
-	h.slot, h.t = s, s.t
+	h.slot = s
 	return h
 }
 
@@ -113,7 +112,7 @@ func (h *tripTimer) fire() {
 // timer fired first (the request is then cancelled, and resp's body
 // closed), else err.
 func (h *tripTimer) stop(resp *http.Response, err error) error {
-	if h.t.Stop() {
+	if h.slot.t.Stop() {
 		h.phase.Store(phaseIdle)
 		return err
 	}
@@ -139,7 +138,7 @@ func (h *tripTimer) lend(b *body.Body, g *connBody) body.Timer {
 // fire reads were set before, and the phase orders them before the firing.
 func (h *tripTimer) Start(d time.Duration) {
 	if h.phase.CompareAndSwap(phaseIdle, phaseBody) {
-		h.t.Reset(d)
+		h.slot.t.Reset(d)
 	}
 }
 
@@ -151,7 +150,7 @@ func (h *tripTimer) Stop() {
 	if !h.phase.CompareAndSwap(phaseBody, phaseStopping) {
 		return
 	}
-	if h.t.Stop() {
+	if h.slot.t.Stop() {
 		h.phase.Store(phaseIdle)
 	} else {
 		h.phase.Store(phaseSpent)
@@ -163,7 +162,7 @@ func (h *tripTimer) Stop() {
 // (by the first Close of the body).
 func (h *tripTimer) guardClose(d time.Duration) {
 	if h.phase.CompareAndSwap(phaseIdle, phaseClose) {
-		h.t.Reset(d)
+		h.slot.t.Reset(d)
 		return
 	}
 	// The timer fired, or is armed for the body or being stopped: a timer
@@ -182,9 +181,8 @@ func (h *tripTimer) closed() {
 		h.spare.Stop()
 		return
 	}
-	if h.t.Stop() && !h.slot.fake {
-		s := h.slot
-		h.slot, h.t = nil, nil
+	if s := h.slot; s.t.Stop() && !s.fake {
+		h.slot = nil
 		s.h.Store(nil) // the pool keeps no round trip alive
 		timerSlots.Put(s)
 	}

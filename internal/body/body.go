@@ -144,11 +144,10 @@ type Body struct {
 	src   Source
 	usage Usage
 
-	d       *decoder.Reader      // nil once released, and for an exact body (see exact)
-	counted limits.Usage         // an exact body's bytes read
-	json    *decoder.JSONChecker // the stream's shape check, or nil
-	some    bool                 // the JSON check saw a byte
+	d    *decoder.Reader      // nil once released, and for an exact body (see exact)
+	json *decoder.JSONChecker // the stream's shape check, or nil
 
+	some     bool // the JSON check saw a byte
 	verified bool // io.EOF is a verified end (false: a close-delimited body)
 	ended    bool // the verified end was reached
 	full     bool // a whole body was read (below)
@@ -169,11 +168,11 @@ type Body struct {
 	expired atomic.Bool // client: the timer fired
 	aborted atomic.Bool // the source was closed
 	watched atomic.Bool // in the watchdog, until unwatch (see watchdog.go)
-	started bool        // server: the first Read came
-	armed   bool        // server: a read deadline is set
-	// under dl, the watchdog's (server, whole bodies):
+	// the watchdog's (server, whole bodies), under dl:
 	settled     atomic.Bool // the read ended, no interrupt may come (stored under dl; loaded without it by unwatch and fence)
 	interrupted bool        // the watchdog set the deadline to the past
+	started     bool        // server: the first Read came
+	armed       bool        // server: a read deadline is set
 	// dl orders the connection's read deadline against the body's end of
 	// life: a deadline is set or cleared under dl only while the body is
 	// not closed, and Finish and Close pass through dl after closing, so

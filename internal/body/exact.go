@@ -20,16 +20,19 @@ func exact(cfg *Config, src *Source) bool {
 
 // readExact reads an exact body into its chunks (see exact).
 func (b *Body) readExact() error {
+	var u limits.Usage
 	var err error
-	b.chunks, b.counted, err = decoder.ReadExact(decoder.Exact{Src: b.src.Body, Length: b.src.SizeHint,
+	b.chunks, u, err = decoder.ReadExact(decoder.Exact{Src: b.src.Body, Length: b.src.SizeHint,
 		Config: b.cfg.Decoder, Ctx: b.src.Ctx, Wait: b.src.InFlightWait})
+	b.size = u.DecodedBytes // the bytes read, each one decoded byte; the body's size if it ended well
 	return err
 }
 
-// counts returns the bytes read off the source and decoded so far.
+// counts returns the bytes read off the source and decoded so far: an
+// exact body's are its bytes read (see readExact).
 func (b *Body) counts() limits.Usage {
 	if b.d != nil {
 		return b.d.Usage()
 	}
-	return b.counted
+	return limits.Usage{WireBytes: b.size, DecodedBytes: b.size}
 }

@@ -79,6 +79,7 @@ func (b *Body) readAll() error {
 	b.releaseDecoder()
 	if err != io.EOF {
 		b.chunks.Release()
+		b.size = 0 // an exact body's count of bytes read (see readExact): no size
 		return err
 	}
 	b.size, b.full = b.chunks.Size(), true
