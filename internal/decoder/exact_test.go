@@ -132,7 +132,7 @@ func (s *eofAfter) Read(p []byte) (int, error) {
 // come to the same.
 const exactLen = 3000
 
-var peerScream = errors.New(strings.Repeat("peer\x00says\u202e", 4000))
+var errPeerScream = errors.New(strings.Repeat("peer\x00says\u202e", 4000))
 
 var exactSources = []struct {
 	name     string
@@ -211,9 +211,9 @@ var exactSources = []struct {
 		err: errSourceCount, read: 700, framed: true},
 	{name: "a source error quoting a long peer text",
 		src: func(d []byte) io.Reader {
-			return io.MultiReader(bytes.NewReader(d[:10]), iotest.ErrReader(peerScream))
+			return io.MultiReader(bytes.NewReader(d[:10]), iotest.ErrReader(errPeerScream))
 		},
-		err: peerScream, read: 10, framed: true},
+		err: errPeerScream, read: 10, framed: true},
 	{name: "a plain source error",
 		src: func(d []byte) io.Reader {
 			return io.MultiReader(bytes.NewReader(d[:10]), iotest.ErrReader(io.ErrClosedPipe))
