@@ -27,8 +27,9 @@ import (
 // middleware starts reading it (in streaming mode, from the handler's
 // first Read), through [http.ResponseController] read deadlines (for a
 // body read whole behind net/http's own writer, set only if its read is
-// still running at the deadline, by one timer of the process; the body's
-// end is checked against the deadline either way). A zero
+// still running at the deadline, by one timer of the process, except in a
+// testing/synctest bubble, where it is set up front; the body's end is
+// checked against the deadline either way). A zero
 // Timeout is [DefaultBodyTimeout] (60 s) in whole-body mode, as in a
 // [Transport], so that stalled bodies cannot hold the in-flight budget as
 // long as they like; in streaming mode it stays "none": the handler paces

@@ -52,14 +52,6 @@ func (s *timerSlot) fire() { s.h.Load().fire() }
 // real one inside it (it would not follow the bubble's clock).
 var timerSlots sync.Pool
 
-// inBubble reports whether the calling goroutine is in a testing/synctest
-// bubble.
-func inBubble() bool { return bubbleTime(time.Now()) }
-
-// bubbleTime reports whether now, just read from the clock, was read in a
-// testing/synctest bubble, whose clock has no monotonic reading.
-func bubbleTime(now time.Time) bool { return now == now.Round(0) }
-
 // The phases of a tripTimer.
 const (
 	phaseHeaders  int32 = iota // firing cancels the request

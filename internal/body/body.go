@@ -199,7 +199,7 @@ func (b *Body) Open(cfg *Config, src *Source) *limits.Error {
 	src = &b.src
 	if !exact(cfg, src) {
 		if err := b.openDecoder(); err != nil {
-			b.cfg, b.src = nil, Source{}
+			b.cfg, b.src, b.verified = nil, Source{}, false
 			return err
 		}
 	}
@@ -216,7 +216,7 @@ func (b *Body) Open(cfg *Config, src *Source) *limits.Error {
 		} else {
 			b.timer = time.AfterFunc(src.Budget.Timeout, b.Expire)
 		}
-	case ownsClock(cfg.Side, &b.src):
+	case ownsClock(cfg.Side, src):
 		b.start = src.ArmedAt
 		if src.Watched {
 			b.watched.Store(true)

@@ -45,9 +45,11 @@ var errLonger = errors.New("decoding: body longer than its declared length")
 // with no decoder and no per-Read checks (there is nothing to decode, and
 // the length is within the budget). The chunk's capacity is charged to the
 // in-flight budget before a byte is read, as a whole body's first chunk
-// is, and the charge rides with the chunks: their Release gives it back,
-// on success or failure. Usage counts the bytes read off the source. The
-// caller bounds the time (a read deadline on the connection).
+// is. A body read to its end hands the charge over with the chunks (their
+// Release gives it back); on failure, or a panic in the source, ReadExact
+// gives it back itself and returns no chunk. Usage counts the bytes read
+// off the source. The caller bounds the time (a read deadline on the
+// connection).
 func ReadExact(e Exact) (chunks chunk.List, u limits.Usage, err error) {
 	h := inflight.NewHold(e.Config.pool)
 	ctx := e.Ctx
@@ -86,11 +88,11 @@ func readExact(src io.Reader, buf []byte) (int, error) {
 	// Full, and the source has not said that it ended: its next Read must.
 	probe := probePool.Get().(*[chunk.MinSize]byte)
 	defer probePool.Put(probe)
-	if m, err := fill(src, probe[:1], n); m > 0 {
+	m, err := fill(src, probe[:1], n)
+	if m > 0 {
 		return n, &limits.Error{Stage: limits.StageIntegrity, Observed: int64(n + m), Err: errLonger}
-	} else {
-		return n, err
 	}
+	return n, err
 }
 
 // fill reads src until buf is full or an error, with the source errors of
