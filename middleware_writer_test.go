@@ -415,3 +415,32 @@ func TestOuterHandlerChangedContentLengthOfNetHTTPBody(t *testing.T) {
 		mu.Unlock()
 	}
 }
+
+// TestOuterHandlerLengthOnChunkedNetHTTPBody (trap: a length an outer
+// handler gave a chunked body): net/http's own body of a chunked request,
+// to which an outer handler gave a ContentLength and a Content-Length
+// header that agree, is still framed by its chunks, not by that length.
+// The Middleware reads it to its last chunk, as it did before any body was
+// read as framed by its length, and hands the handler every byte.
+func TestOuterHandlerLengthOnChunkedNetHTTPBody(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int64{3, 5, 8} {
+		inner := boundhttp.Middleware(limits.Budget{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			data, err := io.ReadAll(r.Body)
+			fmt.Fprintf(w, "%q %d %v", data, r.ContentLength, err)
+		}))
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r2 := *r
+			r2.ContentLength = n
+			r2.Header = r.Header.Clone()
+			r2.Header.Set("Content-Length", fmt.Sprint(n))
+			inner.ServeHTTP(w, &r2)
+		}))
+		status, answer := rawExchange(t, s.Listener.Addr().String(),
+			"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+		s.Close()
+		if want := fmt.Sprintf("%q %d %v", "hello", 5, nil); status != http.StatusOK || answer != want {
+			t.Errorf("length %d: answer %d %s; want 200 %s", n, status, answer, want)
+		}
+	}
+}
