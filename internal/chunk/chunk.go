@@ -29,20 +29,27 @@ var pools [numClasses]sync.Pool // of *[]byte: a chunk, its length its class's s
 // neither taking nor releasing one allocates.
 var boxes sync.Pool // of *[]byte
 
-// firstCap is the capacity of a list's slice of chunks: a body of a few KiB
-// takes four (512 B, 1 KiB, 2 KiB, and the rest), so most lists never grow.
+// firstCap is the capacity of a list's slice of the chunks after its
+// first: a body of a few KiB takes four (512 B, 1 KiB, 2 KiB, and the
+// rest), so most lists never grow.
 const firstCap = 4
 
 // lists holds the arrays of released lists' slices of chunks, emptied.
 var lists sync.Pool // of *[firstCap]*[]byte
 
 // A List is a body held in consecutive pooled chunks. The zero value is an
-// empty list. It is a small value (one slice); a copy shares the chunks and
-// the slice, which Release and Join pool too: once one copy is released, no
-// copy may be used. It is not safe for concurrent use.
+// empty list. It is a small value (the first chunk's box and a slice of
+// the rest); a copy shares the chunks and the slice, which Release and
+// Join pool too: once one copy is released, no copy may be used. It is not
+// safe for concurrent use.
+//
+// The first chunk is held apart from the rest: a body of one chunk (every
+// exact body, most small ones) takes no slice, so reading it takes one
+// pool operation and releasing it one more.
 type List struct {
-	c    []*[]byte     // the chunks, each in its box; only ever appended to by Next
-	hold inflight.Hold // the in-flight charge of the chunks; see Charge
+	first *[]byte       // the first chunk, in its box, or nil when the list is empty
+	rest  []*[]byte     // the chunks after it, each in its box; only ever appended to by Next
+	hold  inflight.Hold // the in-flight charge of the chunks; see Charge
 }
 
 // Charge makes l hold h, the in-flight charge of its chunks, and give it
@@ -65,33 +72,53 @@ func (l *List) Next(n int64) []byte {
 		*p = make([]byte, MinSize<<c)
 	}
 	*p = (*p)[:n]
-	if l.c == nil {
-		l.c = newSlice()
+	switch {
+	case l.first == nil:
+		l.first = p
+	case l.rest == nil:
+		l.rest = append(newSlice(), p)
+	default:
+		l.rest = append(l.rest, p)
 	}
-	l.c = append(l.c, p)
 	return *p
 }
 
 // Truncate cuts the last chunk to its first m bytes.
 func (l *List) Truncate(m int) {
-	last := l.c[len(l.c)-1]
+	last := l.box(l.Len() - 1)
 	*last = (*last)[:m]
 }
 
 // Len returns the number of chunks.
-func (l *List) Len() int { return len(l.c) }
+func (l *List) Len() int {
+	if l.first == nil {
+		return 0
+	}
+	return 1 + len(l.rest)
+}
+
+// box returns chunk i in its box.
+func (l *List) box(i int) *[]byte {
+	if i == 0 {
+		return l.first
+	}
+	return l.rest[i-1]
+}
 
 // Chunk returns chunk i. Its capacity is clipped to its length, so that
 // appending to it cannot write into pooled memory.
 func (l *List) Chunk(i int) []byte {
-	c := *l.c[i]
+	c := *l.box(i)
 	return c[:len(c):len(c)]
 }
 
 // Size returns the bytes in all chunks.
 func (l *List) Size() int64 {
-	var n int64
-	for _, c := range l.c {
+	if l.first == nil {
+		return 0
+	}
+	n := int64(len(*l.first))
+	for _, c := range l.rest {
 		n += int64(len(*c))
 	}
 	return n
@@ -102,25 +129,24 @@ func (l *List) Size() int64 {
 // capacity clipped to the body: the pooled memory past it may hold an
 // earlier body's bytes.
 func (l *List) Join() []byte {
-	switch len(l.c) {
+	switch l.Len() {
 	case 0:
 		l.hold.Release()
 		return []byte{}
 	case 1:
-		p := l.c[0]
+		p := l.first
 		out := *p
 		*p = nil
 		boxes.Put(p)
-		l.c[0] = nil
-		l.putSlice()
+		l.first = nil
 		l.hold.Release()
 		return out[:len(out):len(out)] // what lies past the body may be an earlier body's
 	}
 	// bytes.Join allocates without zeroing memory it then overwrites:
 	// for a body of megabytes, clearing it first costs as much as the copy.
 	var onStack [numClasses][]byte // enough for most lists; a longer one allocates its own
-	parts := onStack[:0]
-	for _, p := range l.c {
+	parts := append(onStack[:0], *l.first)
+	for _, p := range l.rest {
 		parts = append(parts, *p)
 	}
 	out := bytes.Join(parts, nil)
@@ -131,18 +157,29 @@ func (l *List) Join() []byte {
 // Release returns the chunks to their pools and empties l. The slices
 // returned by Next and Chunk must not be used afterwards.
 func (l *List) Release() {
-	for _, p := range l.c {
-		c := cap(*p)
-		class := 0
-		for MinSize<<class < c {
-			class++
-		}
-		*p = (*p)[:c]
-		pools[class].Put(p)
+	if l.first != nil {
+		put(l.first)
+		l.first = nil
 	}
-	clear(l.c)
-	l.putSlice()
+	if l.rest != nil {
+		for _, p := range l.rest {
+			put(p)
+		}
+		clear(l.rest)
+		l.putSlice()
+	}
 	l.hold.Release()
+}
+
+// put returns the chunk in p to the pool of its size class.
+func put(p *[]byte) {
+	c := cap(*p)
+	class := 0
+	for MinSize<<class < c {
+		class++
+	}
+	*p = (*p)[:c]
+	pools[class].Put(p)
 }
 
 // newSlice returns an empty slice of chunks, from the pool if it can.
@@ -153,11 +190,11 @@ func newSlice() []*[]byte {
 	return make([]*[]byte, 0, firstCap)
 }
 
-// putSlice puts l's slice of chunks, whose elements are cleared, into the
-// pool (if it did not grow) and leaves l empty.
+// putSlice puts l's slice of the chunks after the first, whose elements
+// are cleared, into the pool (if it did not grow) and leaves it nil.
 func (l *List) putSlice() {
-	if cap(l.c) == firstCap {
-		lists.Put((*[firstCap]*[]byte)(l.c[:firstCap]))
+	if cap(l.rest) == firstCap {
+		lists.Put((*[firstCap]*[]byte)(l.rest[:firstCap]))
 	}
-	l.c = nil
+	l.rest = nil
 }

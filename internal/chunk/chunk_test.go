@@ -122,3 +122,23 @@ func TestJoinedChunkHidesEarlierBodies(t *testing.T) {
 		t.Fatalf("Join handed over %d bytes with capacity %d: %q lies past them", len(out), cap(out), out[len(out):cap(out)])
 	}
 }
+
+// TestOneChunkListTakesNoSlice (trap: pool work a small body does not
+// need): a body held in one chunk, as every exact body and most small ones
+// are, keeps it beside the list's slice of further chunks, which it never
+// takes from its pool; a second chunk takes the slice.
+func TestOneChunkListTakesNoSlice(t *testing.T) {
+	var l List
+	l.Next(700)
+	if l.rest != nil || l.Len() != 1 {
+		t.Fatalf("one chunk: Len %d, slice of further chunks %v; want 1 and none", l.Len(), l.rest)
+	}
+	l.Next(1024)
+	if len(l.rest) != 1 || l.Len() != 2 || l.Size() != 1724 {
+		t.Errorf("two chunks: Len %d, Size %d, further %d; want 2, 1724, 1", l.Len(), l.Size(), len(l.rest))
+	}
+	l.Release()
+	if l.Len() != 0 || l.rest != nil || l.first != nil {
+		t.Errorf("released list: Len %d; want empty", l.Len())
+	}
+}
