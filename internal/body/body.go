@@ -169,7 +169,7 @@ type Body struct {
 	aborted atomic.Bool // the source was closed
 	watched atomic.Bool // in the watchdog, until unwatch (see watchdog.go)
 	// the watchdog's (server, whole bodies), under dl:
-	settled     atomic.Bool // the read ended, no interrupt may come (stored under dl; loaded without it by unwatch and fence)
+	settled     atomic.Bool // the read ended, no interrupt may come (stored under dl, or where none can come; loaded without it by unwatch and fence)
 	interrupted bool        // the watchdog set the deadline to the past
 	started     bool        // server: the first Read came
 	armed       bool        // server: a read deadline is set

@@ -2,6 +2,7 @@ package body
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,30 +18,47 @@ import (
 // would have. The body's end is checked against the deadline too (see
 // late), so a body that ends after it is rejected whatever interrupted it.
 
-// watchdog holds the bodies whose deadline it keeps in a min-heap by
-// deadline, and one timer armed for the earliest deadline it was told of.
-// The timer is reset only for a deadline earlier than the one it is armed
-// for: bodies of one budget arrive with later deadlines than the ones
-// before, so under steady load the timer fires about once per Timeout, not
-// once per request. A heap, not a list scanned at each expiry: clients that
-// stall on purpose each expire on their own, and a scan of every waiting
-// body per expiry, under the lock every request takes, would cost the
-// process the square of their number.
+// watchdog holds the bodies whose deadline it keeps, and one timer armed
+// for the earliest deadline it was told of. The timer is reset only for a
+// deadline earlier than the one it is armed for: bodies of one budget
+// arrive with later deadlines than the ones before, so under steady load
+// the timer fires about once per Timeout, not once per request.
+//
+// A body is held in one of two places. Most are read in microseconds, by
+// the request that opened them: such a body takes a free slot of the lane
+// with one compare-and-swap and gives it back with another, so that no
+// lock is taken for it (every whole-body request on every core would take
+// it). A body that finds no free slot among a few, when more bodies are
+// being read than the lane holds, goes to a min-heap by deadline, under
+// mu. An expiry looks at each slot of the lane (a fixed number) and at the
+// heap's first bodies only, not at every waiting body: clients that stall
+// on purpose each expire on their own, and a scan of every waiting body
+// per expiry would cost the process the square of their number.
 type watchdog struct {
+	lane [laneSlots]atomic.Pointer[Body]
+	turn atomic.Uint32 // where the next body starts looking for a free slot
+	// next is when the timer fires, in nanoseconds since epoch, 0 while it
+	// is not armed. Stored under mu; loaded without it by add.
+	next atomic.Int64
+
 	mu       sync.Mutex
-	heap     []*Body     // the watched bodies, earliest deadline first; watchEntry.i is the place
+	heap     []*Body     // the bodies the lane had no room for, earliest deadline first; watchEntry.i is the place
 	timer    *time.Timer // nil until the first body
-	target   int64       // when the timer fires, since epoch; valid when armed
-	armed    bool        // the timer is armed for target
 	compares int         // deadline comparisons made (for tests)
 }
 
-// watchEntry is a body's place in the watchdog's heap; guarded by the
-// watchdog's mu.
+const (
+	laneSlots  = 64 // bodies watched without the lock
+	laneProbes = 4  // slots a body tries before it takes the lock
+)
+
+// watchEntry is a body's place in the watchdog: its slot in the lane, or
+// its place in the heap (guarded by the watchdog's mu).
 type watchEntry struct {
+	deadline int64 // when the body's read is ended, in nanoseconds since epoch; > 0
 	i        int32 // its index in the heap
+	slot     uint8 // its slot in the lane, plus 1; 0: not in the lane
 	on       bool  // in the heap
-	deadline int64 // when the body's read is ended, in nanoseconds since epoch
 }
 
 // epoch is the watchdog's origin of time: deadlines are kept as monotonic
@@ -54,25 +72,48 @@ func sinceEpoch(t time.Time) int64 { return int64(t.Sub(epoch)) }
 var watch watchdog
 
 // add watches b until remove, ending its read at deadline d (nanoseconds
-// since epoch).
+// since epoch; one at or before epoch is already past).
 func (w *watchdog) add(b *Body, d int64) {
+	b.watch.deadline = max(d, 1) // 0 is the timer's "not armed"
+	d = b.watch.deadline
+	turn := w.turn.Add(1)
+	for k := range uint32(laneProbes) {
+		s := (turn + k) % laneSlots
+		if !w.lane[s].CompareAndSwap(nil, b) {
+			continue
+		}
+		b.watch.slot = uint8(s + 1)
+		// Read after the slot was taken: a fire that stored 0 before this
+		// load reads the lane after it and sees b; one that did not yet
+		// has the timer armed no later than d, and will.
+		if t := w.next.Load(); t == 0 || t > d {
+			w.mu.Lock()
+			w.armBy(d)
+			w.mu.Unlock()
+		}
+		return
+	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	b.watch.deadline, b.watch.on, b.watch.i = d, true, int32(len(w.heap))
+	b.watch.on, b.watch.i = true, int32(len(w.heap))
 	w.heap = append(w.heap, b)
 	w.up(len(w.heap) - 1)
-	if !w.armed || d < w.target {
-		w.arm(d)
-	}
+	w.armBy(d)
+	w.mu.Unlock() // not deferred: nothing above panics
 }
 
-// remove stops watching b; it is a no-op for a body not watched.
-func (w *watchdog) remove(b *Body) {
+// remove stops watching b, and reports whether b was still watched: then
+// the watchdog never came to it, and no interrupt of b ever comes. It is
+// called once per add.
+func (w *watchdog) remove(b *Body) (took bool) {
+	if s := b.watch.slot; s > 0 {
+		return w.lane[s-1].CompareAndSwap(b, nil) // lost: fire took it, to interrupt it
+	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if b.watch.on {
+	if took = b.watch.on; took {
 		w.take(int(b.watch.i))
 	}
+	w.mu.Unlock() // not deferred: nothing above panics
+	return took
 }
 
 // take removes the heap's i-th body; the caller holds mu. The slot it
@@ -136,9 +177,17 @@ func (w *watchdog) down(i int) {
 	}
 }
 
-// arm sets the timer to fire at t (since epoch); the caller holds mu.
+// armBy makes the timer fire at d (since epoch) at the latest; the caller
+// holds mu.
+func (w *watchdog) armBy(d int64) {
+	if t := w.next.Load(); t == 0 || d < t {
+		w.arm(d)
+	}
+}
+
+// arm sets the timer to fire at t (since epoch, > 0); the caller holds mu.
 func (w *watchdog) arm(t int64) {
-	w.target, w.armed = t, true
+	w.next.Store(t)
 	in := time.Duration(t) - time.Since(epoch) // no overflow: t fits, the elapsed time is positive
 	if w.timer == nil {
 		w.timer = time.AfterFunc(in, w.fire)
@@ -148,23 +197,48 @@ func (w *watchdog) arm(t int64) {
 }
 
 // fire ends the reads of the bodies past their deadline and arms the timer
-// for the earliest deadline left; it looks at no body that is not due but
-// the first. The bodies are interrupted after mu is released: interrupt
-// takes the body's own lock, which the body holds while it removes itself.
+// for the earliest deadline left; of the heap it looks at no body that is
+// not due but the first. The bodies are interrupted after mu is released:
+// interrupt takes the body's own lock, which the body holds while it
+// removes itself.
 func (w *watchdog) fire() {
 	var due []*Body
 	w.mu.Lock()
+	// Disarmed before the lane is read: a body that takes a slot after
+	// that arms the timer itself (see add).
+	w.next.Store(0)
 	now := int64(time.Since(epoch))
+	var soonest int64 // 0: none
+	for s := range w.lane {
+		b := w.lane[s].Load()
+		if b == nil {
+			continue
+		}
+		if testHookLaneRead != nil {
+			testHookLaneRead(s)
+		}
+		w.compares++
+		switch d := b.watch.deadline; {
+		case d > now:
+			if soonest == 0 || d < soonest {
+				soonest = d
+			}
+		case w.lane[s].CompareAndSwap(b, nil): // else its read ended meanwhile
+			due = append(due, b)
+		}
+	}
 	for len(w.heap) > 0 {
 		w.compares++
-		if w.heap[0].watch.deadline > now {
+		if d := w.heap[0].watch.deadline; d > now {
+			if soonest == 0 || d < soonest {
+				soonest = d
+			}
 			break
 		}
 		due = append(due, w.take(0))
 	}
-	w.armed = false
-	if len(w.heap) > 0 {
-		w.arm(w.heap[0].watch.deadline)
+	if soonest != 0 {
+		w.armBy(soonest)
 	}
 	w.mu.Unlock()
 	for _, b := range due {
@@ -172,8 +246,13 @@ func (w *watchdog) fire() {
 	}
 }
 
-// watching reports how many bodies the watchdog holds, and how many ended
-// bodies its array still points to, which must be none (for tests).
+// testHookLaneRead, if set (by tests), runs when fire has read a body
+// from the lane's slot s and not yet taken it.
+var testHookLaneRead func(s int)
+
+// watching reports how many bodies the watchdog holds (in the lane and the
+// heap), and how many ended bodies the heap's array still points to, which
+// must be none (for tests).
 func (w *watchdog) watching() (n, stale int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -182,7 +261,12 @@ func (w *watchdog) watching() (n, stale int) {
 			stale++
 		}
 	}
-	return len(w.heap), stale
+	for s := range w.lane {
+		if w.lane[s].Load() != nil {
+			n++
+		}
+	}
+	return n + len(w.heap), stale
 }
 
 // interrupt ends a read of b that is still running at its deadline, by
@@ -210,7 +294,12 @@ func (b *Body) unwatch() (interrupted bool) {
 		return false
 	}
 	if b.watched.Swap(false) {
-		watch.remove(b)
+		if watch.remove(b) {
+			// Out before the watchdog came to it: no interrupt comes, so
+			// none can be in progress, and there is no need to wait on dl.
+			b.settled.Store(true)
+			return false
+		}
 	} else if b.settled.Load() {
 		// Settled under dl before: interrupted no longer changes.
 		return b.interrupted

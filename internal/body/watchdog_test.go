@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,6 +116,127 @@ func TestWatchdogEarlierDeadlineAfterLaterOnes(t *testing.T) {
 	}
 }
 
+// TestWatchdogFullLaneStillEndsStalledRead (trap: a fast path that only
+// works while it has room): with every slot of the lane held by a body
+// still being read, the next body goes to the heap, and its stalled read
+// still ends at its deadline.
+func TestWatchdogFullLaneStillEndsStalledRead(t *testing.T) {
+	before, _ := watch.watching()
+	var waiting []*Body
+	for range laneSlots {
+		b := openWatched(t, newSource([]byte(`{"a":1}`), false), newConnWriter(), time.Hour)
+		waiting = append(waiting, b)
+	}
+	defer func() {
+		for _, b := range waiting {
+			b.Finish()
+		}
+	}()
+	w := newConnWriter()
+	b := openWatched(t, stalled{w.cut}, w, 50*time.Millisecond)
+	defer b.Finish()
+	if b.watch.slot != 0 || !b.watch.on {
+		t.Fatalf("a body opened beside %d waiting ones: slot %d, in the heap %v; want the heap", laneSlots, b.watch.slot, b.watch.on)
+	}
+	if n, _ := watch.watching(); n-before != laneSlots+1 {
+		t.Errorf("watchdog holds %d more bodies, want %d", n-before, laneSlots+1)
+	}
+	b.ReadAll()
+	if e := b.Breach(); e == nil || e.Stage != limits.StageTimeout || !errors.Is(e, os.ErrDeadlineExceeded) {
+		t.Fatalf("breach of a stalled body beside a full lane: %v, want stage timeout from the read deadline", e)
+	}
+}
+
+// TestWatchdogEndOrInterruptNeverBoth (trap: a body and the watchdog both
+// taking it out of the lane): a read that ends just as its deadline passes
+// is either taken out by its own end, and then no deadline ever reaches its
+// connection, or by the watchdog, and then it is reported interrupted;
+// never neither, never both.
+func TestWatchdogEndOrInterruptNeverBoth(t *testing.T) {
+	const workers, bodies = 4, 300
+	stop := make(chan struct{})
+	fired := make(chan struct{})
+	go func() {
+		defer close(fired)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				watch.fire()
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	var ends, interrupts atomic.Int64
+	for range workers {
+		wg.Go(func() {
+			for range bodies {
+				w := newConnWriter()
+				b := openWatched(t, strings.NewReader("x"), w, time.Nanosecond)
+				interrupted := b.unwatch()
+				b.Finish() // after it no interrupt touches the connection
+				if got := len(w.calls()); interrupted != (got == 1) || got > 1 {
+					t.Errorf("unwatch reported interrupted %v, and %d deadlines were set", interrupted, got)
+					return
+				}
+				if interrupted {
+					interrupts.Add(1)
+				} else {
+					ends.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-fired
+	t.Logf("%d reads ended first, %d were interrupted", ends.Load(), interrupts.Load())
+}
+
+// TestWatchdogExpiryTakesOnlyTheBodyItRead (trap: a slot emptied by a
+// plain store): between the watchdog's read of a slot and its taking the
+// body out, that body's read may end and a new body take the same slot.
+// The expiry must leave the new body watched, and the ended one alone.
+func TestWatchdogExpiryTakesOnlyTheBodyItRead(t *testing.T) {
+	var w watchdog
+	defer func() {
+		w.mu.Lock()
+		if w.timer != nil {
+			w.timer.Stop()
+		}
+		w.mu.Unlock()
+	}()
+	w.next.Store(1) // as if armed long ago: add arms no timer, only the fire below runs
+	ended, fresh := new(Body), new(Body)
+	ended.src.RC = http.NewResponseController(newConnWriter()) // should the expiry wrongly interrupt it
+	w.add(ended, sinceEpoch(time.Now().Add(-time.Second)))     // due
+	s := int(ended.watch.slot) - 1
+	testHookLaneRead = func(read int) {
+		if read != s {
+			return
+		}
+		testHookLaneRead = nil
+		if !w.remove(ended) {
+			t.Error("an ended body's remove lost to an expiry that had not taken it")
+		}
+		// A new body takes slot s, as add does before it arms the timer
+		// (which waits for the expiry's lock).
+		fresh.watch.deadline, fresh.watch.slot = sinceEpoch(time.Now().Add(time.Hour)), uint8(s+1)
+		if !w.lane[s].CompareAndSwap(nil, fresh) {
+			t.Error("slot of the ended body not free")
+		}
+	}
+	defer func() { testHookLaneRead = nil }()
+	w.fire()
+	if got := w.lane[s].Load(); got != fresh {
+		t.Errorf("slot %d after the expiry holds %p, want the new body %p, still watched", s, got, fresh)
+	}
+	if !w.remove(fresh) {
+		t.Error("the new body's remove found it taken by an expiry it was not due for")
+	}
+}
+
 // TestWatchdogLeavesEndedBodyAlone (trap: an interrupt after the end): the
 // watchdog may pick a body as overdue just as its read ends; once the read
 // ended, an interrupt must not touch the connection, whose background read
@@ -126,7 +248,7 @@ func TestWatchdogLeavesEndedBodyAlone(t *testing.T) {
 	if err := b.ReadAll(); err != nil {
 		t.Fatal(err)
 	}
-	b.interrupt() // as fire would, had it taken the body before the end
+	b.interrupt() // as fire would, had it taken the body before the end (ReadAll took it out)
 	if got := w.calls(); len(got) != 0 {
 		t.Errorf("deadlines set after the end: %v, want none", got)
 	}
@@ -148,7 +270,7 @@ func TestWatchdogInterruptedBodyNeverAccepted(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- b.ReadAll() }()
 	<-src.hit
-	b.interrupt() // as fire would at the deadline: the read has not settled
+	expire(b) // the deadline passed: the read has not settled
 	close(src.gate)
 	if err := <-done; err == nil {
 		t.Fatal("a body whose read the watchdog interrupted was accepted")
@@ -246,6 +368,21 @@ func TestWatchdogExpiryCostIndependentOfWaitingBodies(t *testing.T) {
 	}
 }
 
+// expire does to b what the watchdog's fire does to a body past its
+// deadline: it takes b out of the watchdog, then interrupts its read.
+func expire(b *Body) {
+	if s := b.watch.slot; s > 0 {
+		watch.lane[s-1].CompareAndSwap(b, nil)
+	} else {
+		watch.mu.Lock()
+		if b.watch.on {
+			watch.take(int(b.watch.i))
+		}
+		watch.mu.Unlock()
+	}
+	b.interrupt()
+}
+
 type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
@@ -272,7 +409,7 @@ func (w *blockingDeadlineWriter) SetReadDeadline(time.Time) error {
 func TestFinishWaitsForInterruptInProgress(t *testing.T) {
 	w := &blockingDeadlineWriter{entered: make(chan struct{}), release: make(chan struct{})}
 	b := openWatched(t, strings.NewReader("x"), w, time.Hour)
-	go b.interrupt() // what the watchdog does at the deadline
+	go expire(b) // what the watchdog does at the deadline
 	<-w.entered
 	finished := make(chan struct{})
 	go func() {
@@ -298,7 +435,7 @@ func TestUnwatchReportsInterruptEveryTime(t *testing.T) {
 	w := newConnWriter()
 	b := openWatched(t, strings.NewReader("x"), w, time.Hour)
 	defer b.Finish()
-	b.interrupt()
+	expire(b)
 	for i := range 3 {
 		if !b.unwatch() {
 			t.Fatalf("unwatch #%d after an interrupt reported none", i+1)
