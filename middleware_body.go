@@ -23,12 +23,10 @@ type exchange struct {
 	m       *middleware
 	w       http.ResponseWriter
 	r       *http.Request // as it arrived
-	r2      *http.Request // as the handler gets it
-	timeout time.Duration // the budget's Timeout
+	r2      *http.Request // as the handler gets it: &req
+	req     http.Request  // r2, held here rather than allocated apart (see admit)
 	rc      http.ResponseController
 	uctx    usageCtx  // r2's context
-	armedAt time.Time // when the body's deadline started (zero: no read deadline can end its reads)
-	watched bool      // a whole body whose deadline the watchdog keeps (none is set on the connection yet)
 	decoded bool      // a coding is removed: the decoded length is unknown
 	framed  bool      // net/http's own body, framed by the Content-Length its header states (see lengthFramed)
 	src     askedBody // the request's body, as the body reads it
@@ -63,12 +61,13 @@ func (b *askedBody) Read(p []byte) (int, error) {
 // (readWhole). A rejection's drain sets its own deadlines
 // (drainAfterRejection).
 func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budget) *exchange {
-	x := &exchange{m: m, w: w, r: r, timeout: b.Timeout}
+	x := &exchange{m: m, w: w, r: r}
 	x.rc = *http.NewResponseController(w) // inlined: no allocation of its own
 	if b.Timeout <= 0 {
 		return x
 	}
 	now := time.Now()
+	src := x.body.Source() // the deadline is the body's: it starts here, admit fills in the rest
 	switch {
 	case !m.cfg.Streaming && serversDeadline(w) && !bubbleTime(now):
 		// A body read whole is read now: the watchdog sets the deadline
@@ -76,14 +75,14 @@ func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budg
 		// testing/synctest bubble: the watchdog's one timer serves the
 		// whole process, and armed from a bubble it would follow neither
 		// clock (nor could it be reset outside the bubble).
-		x.armedAt, x.watched = now, true
+		src.ArmedAt, src.Watched = now, true
 	default:
 		// Streamed, or behind a writer of someone else's whose
 		// SetReadDeadline may fail when the watchdog needs it: set now, the
 		// deadline is known to reach the connection (else a whole body's
 		// read runs apart, see readWhole).
 		if x.rc.SetReadDeadline(now.Add(b.Timeout)) == nil {
-			x.armedAt = now
+			src.ArmedAt = now
 		}
 	}
 	return x
@@ -100,6 +99,9 @@ func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budg
 // has none ([http.TimeoutHandler]'s) and fail, and a stalled read would
 // then wait unanswered for the server's ReadTimeout.
 func serversDeadline(w http.ResponseWriter) bool {
+	if v := lastWriter.Load(); v != nil && v.t == reflect.TypeOf(w) {
+		return v.ours // w is of the type last found to have SetReadDeadline
+	}
 	for range maxUnwrap {
 		switch t := w.(type) {
 		case interface{ SetReadDeadline(time.Time) error }:
@@ -174,12 +176,15 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 		ce = strings.Join(v, ",")
 	}
 	x.src.Reader = x.r.Body
-	src := body.Source{Body: &x.src, Closer: x.r.Body, Encoding: ce, Budget: b, Mode: body.Whole,
-		JSON: x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type"))),
-		Ctx:  x.r.Context(), InFlightWait: x.m.cfg.InFlightWait, RC: &x.rc, ArmedAt: x.armedAt, Watched: x.watched}
+	// Filled in place (start set its deadline): a Source is over 200 bytes.
+	src := x.body.Source()
+	src.Body, src.Closer, src.Encoding, src.Budget = &x.src, x.r.Body, ce, b
+	src.Mode = body.Whole
 	if x.m.cfg.Streaming {
 		src.Mode = body.Stream
 	}
+	src.JSON = x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type")))
+	src.Ctx, src.InFlightWait, src.RC = x.r.Context(), x.m.cfg.InFlightWait, &x.rc
 	var codings []string
 	if ce != "" {
 		codings = decoding.ParseContentEncoding(ce)
@@ -189,7 +194,7 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 		x.framed = lengthFramed(x.r)
 		src.Exact = x.framed
 	}
-	if err := x.body.Open(&x.m.body, &src); err != nil {
+	if err := x.body.Open(&x.m.body, src); err != nil {
 		return err
 	}
 	for _, c := range codings {
@@ -199,7 +204,11 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 		}
 	}
 	x.decoded = len(codings) > 0
-	x.r2 = x.r.WithContext(x.uctx.set(x.r.Context(), x.body.Usage())) // a shallow copy
+	// A shallow copy, as http.MaxBytesHandler makes, held in the exchange:
+	// WithContext's own copy is inlined and stays on the stack, so the
+	// request costs no allocation of its own.
+	x.req = *x.r.WithContext(x.uctx.set(x.r.Context(), x.body.Usage()))
+	x.r2 = &x.req
 	x.r2.TransferEncoding = nil
 	x.r2.GetBody = nil
 	if x.decoded {

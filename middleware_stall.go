@@ -19,7 +19,9 @@ import (
 // server's ReadTimeout ends it); the Finish the handler's return calls
 // releases them then, as the body's guard allows.
 func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
-	if !x.armedAt.IsZero() || x.timeout <= 0 {
+	src := x.body.Source()
+	timeout := src.Budget.Timeout
+	if !src.ArmedAt.IsZero() || timeout <= 0 {
 		if x.body.ReadAll() == nil {
 			return nil, true, false
 		}
@@ -36,7 +38,7 @@ func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
 		}()
 		res.err = x.body.ReadAll()
 	}()
-	t := time.NewTimer(x.timeout)
+	t := time.NewTimer(timeout)
 	defer t.Stop()
 	for grace := false; ; grace = true { // two rounds at most
 		select {
@@ -54,7 +56,7 @@ func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
 		case <-t.C:
 		}
 		if grace {
-			ms := x.timeout.Milliseconds()
+			ms := timeout.Milliseconds()
 			return &limits.Error{Stage: limits.StageTimeout, Limit: ms, Observed: ms, Err: errStalledRead}, false, true
 		}
 		// A read that still gets bytes ends by itself at its next read,

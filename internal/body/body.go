@@ -190,12 +190,21 @@ var readers = sync.Pool{New: func() any { return new(decoder.Reader) }}
 
 var checkers = sync.Pool{New: func() any { return new(decoder.JSONChecker) }}
 
-// Open makes b the body src describes under cfg, and starts its timer. It
-// reads nothing. It fails only on what the Content-Encoding declares: too
-// many layers or an unsupported coding (the budget and the options were
-// validated with cfg); b then holds nothing and src is left to the caller.
+// Source returns the Source b will be opened with: a caller may fill it in
+// place and pass it to Open, which then copies nothing (a Source is over
+// 200 bytes, and the server opens one per request).
+func (b *Body) Source() *Source { return &b.src }
+
+// Open makes b the body src describes under cfg, and starts its timer; src
+// may be b.Source(). It reads nothing. It fails only on what the
+// Content-Encoding declares: too many layers or an unsupported coding (the
+// budget and the options were validated with cfg); b then holds nothing
+// (its Source is cleared) and the source is left to the caller.
 func (b *Body) Open(cfg *Config, src *Source) *limits.Error {
-	b.cfg, b.src, b.verified = cfg, *src, true
+	if src != &b.src {
+		b.src = *src
+	}
+	b.cfg, b.verified = cfg, true
 	src = &b.src
 	if !exact(cfg, src) {
 		if err := b.openDecoder(); err != nil {
