@@ -45,6 +45,9 @@ type watchdog struct {
 	heap     []*Body     // the bodies the lane had no room for, earliest deadline first; watchEntry.i is the place
 	timer    *time.Timer // nil until the first body
 	compares int         // deadline comparisons made (for tests)
+	// laneRead, if set (by tests, on a watchdog of their own), runs when
+	// fire has read a body from the lane's slot s and not yet taken it.
+	laneRead func(s int)
 }
 
 const (
@@ -214,8 +217,8 @@ func (w *watchdog) fire() {
 		if b == nil {
 			continue
 		}
-		if testHookLaneRead != nil {
-			testHookLaneRead(s)
+		if w.laneRead != nil {
+			w.laneRead(s)
 		}
 		w.compares++
 		switch d := b.watch.deadline; {
@@ -245,10 +248,6 @@ func (w *watchdog) fire() {
 		b.interrupt()
 	}
 }
-
-// testHookLaneRead, if set (by tests), runs when fire has read a body
-// from the lane's slot s and not yet taken it.
-var testHookLaneRead func(s int)
 
 // watching reports how many bodies the watchdog holds (in the lane and the
 // heap), and how many ended bodies the heap's array still points to, which

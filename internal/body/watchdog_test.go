@@ -212,11 +212,11 @@ func TestWatchdogExpiryTakesOnlyTheBodyItRead(t *testing.T) {
 	ended.src.RC = http.NewResponseController(newConnWriter()) // should the expiry wrongly interrupt it
 	w.add(ended, sinceEpoch(time.Now().Add(-time.Second)))     // due
 	s := int(ended.watch.slot) - 1
-	testHookLaneRead = func(read int) {
+	w.laneRead = func(read int) {
 		if read != s {
 			return
 		}
-		testHookLaneRead = nil
+		w.laneRead = nil
 		if !w.remove(ended) {
 			t.Error("an ended body's remove lost to an expiry that had not taken it")
 		}
@@ -227,7 +227,6 @@ func TestWatchdogExpiryTakesOnlyTheBodyItRead(t *testing.T) {
 			t.Error("slot of the ended body not free")
 		}
 	}
-	defer func() { testHookLaneRead = nil }()
 	w.fire()
 	if got := w.lane[s].Load(); got != fresh {
 		t.Errorf("slot %d after the expiry holds %p, want the new body %p, still watched", s, got, fresh)
