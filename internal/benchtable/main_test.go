@@ -263,3 +263,46 @@ func rowOf(t *testing.T, prefix, table string) string {
 	t.Fatalf("no row %q in\n%s", prefix, table)
 	return ""
 }
+
+// bombCSV has the four bomb rejections; the B/op of the zstd ones and their
+// intervals are given by the test.
+const bombCSV = `,raw.txt,
+,sec/op,CI
+BombRejection/coding=gzip/size=16MiB-2,0.0003,2%
+BombRejection/coding=gzip/size=1024MiB-2,0.0003,2%
+BombRejection/coding=zstd/size=16MiB-2,0.0002,2%
+BombRejection/coding=zstd/size=1024MiB-2,0.0002,2%
+geomean,0.00025,
+
+,raw.txt,
+,B/op,CI
+BombRejection/coding=gzip/size=16MiB-2,1800,0%
+BombRejection/coding=gzip/size=1024MiB-2,1800,0%
+ZSTD
+geomean,2000,
+`
+
+// TestBombRowBytesJudgedAgainstTheirVariation (trap: a row that builds its
+// allocation figure by hand and drops the rounds' variation): the bomb
+// rejection's bytes move by a third between rounds (pools a collection
+// emptied), so a ratio of 0.91 before and 1.11 after is within that
+// variation; the same change between bytes that did not vary regresses.
+func TestBombRowBytesJudgedAgainstTheirVariation(t *testing.T) {
+	zstd := func(small, big, ci string) string {
+		return strings.Replace(bombCSV, "ZSTD", "BombRejection/coding=zstd/size=16MiB-2,"+small+","+ci+
+			"\nBombRejection/coding=zstd/size=1024MiB-2,"+big+","+ci, 1)
+	}
+	for _, tt := range []struct {
+		ci, want string
+	}{
+		{"31%", "no regression"},
+		{"0%", "**regression**: zstd bytes 0.91 -> 1.11"},
+	} {
+		before, after := zstd("4000", "3640", tt.ci), zstd("3600", "3996", tt.ci)
+		row := rowOf(t, "| no regression: cost of rejecting", tableOf(t, after, before))
+		cells := strings.Split(row, "|")
+		if verdict := strings.TrimSpace(cells[len(cells)-2]); !strings.HasPrefix(verdict, tt.want) {
+			t.Errorf("B/op varying %s between rounds: before -> after %q, want %q", tt.ci, verdict, tt.want)
+		}
+	}
+}

@@ -210,7 +210,7 @@ var rows = []row{
 			bs = append(bs, fmt.Sprintf("%s: time %s (CPU %s), bytes %s (%.0f B/op at 1 GiB)", c, f2(t), f2(cp), f2(a), m.metric("B/op", big)))
 			bv = append(bv, t)
 			figs = append(figs, m.costFig(c+" time", big, small),
-				fig{label: c + " bytes", v: a, lowerBetter: true, exact: true})
+				fig{label: c + " bytes", v: a, ci: m.ratioCI("B/op", big, small), lowerBetter: true, exact: true})
 			ok = ok && t <= 1.5
 		}
 		return result{strings.Join(bs, "; "), verdict(ok, bv...), figs}
