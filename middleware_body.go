@@ -23,8 +23,7 @@ type exchange struct {
 	m       *middleware
 	w       http.ResponseWriter
 	r       *http.Request // as it arrived
-	r2      *http.Request // as the handler gets it: &req
-	req     http.Request  // r2, held here rather than allocated apart (see admit)
+	r2      http.Request  // as the handler gets it, held here rather than allocated apart (see admit)
 	rc      http.ResponseController
 	uctx    usageCtx  // r2's context
 	decoded bool      // a coding is removed: the decoded length is unknown
@@ -207,8 +206,7 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 	// A shallow copy, as http.MaxBytesHandler makes, held in the exchange:
 	// WithContext's own copy is inlined and stays on the stack, so the
 	// request costs no allocation of its own.
-	x.req = *x.r.WithContext(x.uctx.set(x.r.Context(), x.body.Usage()))
-	x.r2 = &x.req
+	x.r2 = *x.r.WithContext(x.uctx.set(x.r.Context(), x.body.Usage()))
 	x.r2.TransferEncoding = nil
 	x.r2.GetBody = nil
 	if x.decoded {
@@ -250,7 +248,7 @@ func (x *exchange) whole(next http.Handler) {
 		}
 		x.r2.Header.Set("Content-Length", strconv.FormatInt(size, 10))
 	}
-	next.ServeHTTP(x.w, x.r2)
+	next.ServeHTTP(x.w, &x.r2)
 }
 
 // stream hands the body on as it is read, and answers a breach the handler
@@ -275,7 +273,7 @@ func (x *exchange) stream(next http.Handler) {
 			x.observeEnd(x.body.Breach())
 		}
 	}()
-	next.ServeHTTP(trackWrites(tw), x.r2)
+	next.ServeHTTP(trackWrites(tw), &x.r2)
 	returned = true
 	// The handler has returned, but a goroutine of its may still read (a
 	// handler behind http.TimeoutHandler): the rest of the request body is
@@ -292,7 +290,7 @@ func (x *exchange) stream(next http.Handler) {
 		u, done := x.body.Usage().Get()
 		if done {
 			if x.m.cfg.Observe != nil {
-				observe(x.m.cfg.Observe, withPattern(x.r, x.r2), OutcomeAccepted, u, nil)
+				observe(x.m.cfg.Observe, withPattern(x.r, &x.r2), OutcomeAccepted, u, nil)
 			}
 		} else if idle {
 			// The handler stopped reading early: its own
@@ -304,7 +302,7 @@ func (x *exchange) stream(next http.Handler) {
 		}
 	case tw.wrote: // the handler answered: let its answer arrive too
 		if x.m.cfg.Observe != nil {
-			observe(x.m.cfg.Observe, withPattern(x.r, x.r2), OutcomeRejected, limits.Usage{}, e)
+			observe(x.m.cfg.Observe, withPattern(x.r, &x.r2), OutcomeRejected, limits.Usage{}, e)
 		}
 		closeAfterRejection(x.w, x.r)
 		if idle {
@@ -321,7 +319,7 @@ func (x *exchange) stream(next http.Handler) {
 				h[k] = before[i]
 			}
 		}
-		x.m.answer(x.w, withPattern(x.r, x.r2), e, idle, x.src.asked.Load())
+		x.m.answer(x.w, withPattern(x.r, &x.r2), e, idle, x.src.asked.Load())
 	}
 }
 
@@ -332,7 +330,7 @@ func (x *exchange) observeEnd(e *limits.Error) {
 	if x.m.cfg.Observe == nil {
 		return
 	}
-	r := withPattern(x.r, x.r2)
+	r := withPattern(x.r, &x.r2)
 	if e != nil {
 		observe(x.m.cfg.Observe, r, OutcomeRejected, limits.Usage{}, e)
 	} else if u, done := x.body.Usage().Get(); done {
