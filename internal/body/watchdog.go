@@ -292,16 +292,16 @@ func (b *Body) unwatch() (interrupted bool) {
 	if !b.src.Watched {
 		return false
 	}
-	if b.watched.Swap(false) {
-		if watch.remove(b) {
-			// Out before the watchdog came to it: no interrupt comes, so
-			// none can be in progress, and there is no need to wait on dl.
-			b.settled.Store(true)
-			return false
-		}
-	} else if b.settled.Load() {
-		// Settled under dl before: interrupted no longer changes.
+	if b.settled.Load() {
+		// Settled before (the read's end, then Close or Finish):
+		// interrupted no longer changes.
 		return b.interrupted
+	}
+	if b.watched.Swap(false) && watch.remove(b) {
+		// Out before the watchdog came to it: no interrupt comes, so none
+		// can be in progress, and there is no need to wait on dl.
+		b.settled.Store(true)
+		return false
 	}
 	b.dl.Lock()
 	defer b.dl.Unlock()
