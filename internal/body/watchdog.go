@@ -56,7 +56,9 @@ const (
 )
 
 // watchEntry is a body's place in the watchdog: its slot in the lane, or
-// its place in the heap (guarded by the watchdog's mu).
+// its place in the heap. add writes deadline and slot before the body is
+// in either (the slot's compare-and-swap publishes them to fire); i and on
+// are guarded by the watchdog's mu.
 type watchEntry struct {
 	deadline int64 // when the body's read is ended, in nanoseconds since epoch; > 0
 	i        int32 // its index in the heap
