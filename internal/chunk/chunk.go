@@ -9,6 +9,7 @@ package chunk
 
 import (
 	"bytes"
+	"math/bits"
 	"sync"
 
 	"github.com/boundhttp/boundhttp/internal/inflight"
@@ -17,7 +18,8 @@ import (
 // Chunk sizes: the first is small so that small bodies stay cheap, later
 // ones double up to MaxSize. One pool per power-of-two size class.
 const (
-	MinSize    = 512
+	minBits    = 9 // log2(MinSize)
+	MinSize    = 1 << minBits
 	MaxSize    = 64 << 10
 	numClasses = 8 // 512 B, 1 KiB, ... 64 KiB
 )
@@ -60,10 +62,7 @@ func (l *List) Charge(h inflight.Hold) { l.hold = h }
 // it to l and returns it for filling. Its capacity is the smallest size
 // class that holds n.
 func (l *List) Next(n int64) []byte {
-	c := 0
-	for int64(MinSize)<<c < n {
-		c++
-	}
+	c := classOf(n)
 	p, ok := pools[c].Get().(*[]byte)
 	if !ok {
 		if p, ok = boxes.Get().(*[]byte); !ok {
@@ -81,6 +80,11 @@ func (l *List) Next(n int64) []byte {
 		l.rest = append(l.rest, p)
 	}
 	return *p
+}
+
+// classOf returns the smallest size class that holds n (0 < n <= MaxSize).
+func classOf(n int64) int {
+	return max(bits.Len64(uint64(n-1)), minBits) - minBits
 }
 
 // Truncate cuts the last chunk to its first m bytes.
@@ -174,12 +178,8 @@ func (l *List) Release() {
 // put returns the chunk in p to the pool of its size class.
 func put(p *[]byte) {
 	c := cap(*p)
-	class := 0
-	for MinSize<<class < c {
-		class++
-	}
 	*p = (*p)[:c]
-	pools[class].Put(p)
+	pools[classOf(int64(c))].Put(p)
 }
 
 // newSlice returns an empty slice of chunks, from the pool if it can.

@@ -142,3 +142,20 @@ func TestOneChunkListTakesNoSlice(t *testing.T) {
 		t.Errorf("released list: Len %d; want empty", l.Len())
 	}
 }
+
+// A chunk of n bytes comes from the smallest class that holds it, and a
+// released chunk goes back to the class it came from: a class one too
+// small overruns, one too large wastes the pool's memory.
+func TestSizeClassIsTheSmallestThatHolds(t *testing.T) {
+	for n := int64(1); n <= MaxSize; n++ {
+		c := classOf(n)
+		if c < 0 || c >= numClasses || MinSize<<c < n || (c > 0 && MinSize<<(c-1) >= n) {
+			t.Fatalf("classOf(%d) = %d: its size %d", n, c, MinSize<<c)
+		}
+	}
+	for c := range numClasses {
+		if got := classOf(MinSize << c); got != c {
+			t.Fatalf("a chunk of class %d (%d bytes) is put back into class %d", c, MinSize<<c, got)
+		}
+	}
+}
