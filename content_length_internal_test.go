@@ -35,6 +35,12 @@ func TestIsDecimalOnlyAcceptsCanonicalForm(t *testing.T) {
 		{"9223372036854775806", math.MaxInt64, false},
 		{"19223372036854775807", math.MaxInt64, false},
 		{"922337203685477580", math.MaxInt64, false},
+		{"9999999999999999999", math.MaxInt64, false},
+		{"4o96", 4096, false},
+		{"409:", 4100, false}, // the byte after '9', read as a digit 10, would make 4100
+		{"40/6", 4006, false}, // '/' the one before '0'
+		{"4096 ", 4096, false},
+		{" 4096", 4096, false},
 	} {
 		if got := isDecimal(c.s, c.n); got != c.want {
 			t.Errorf("isDecimal(%q, %d) = %v, want %v", c.s, c.n, got, c.want)

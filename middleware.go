@@ -326,22 +326,22 @@ type middleware struct {
 // started first; then the body, whole or streamed, and the answer to a
 // breach.
 func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	b, ok := m.budget(w, r)
-	if !ok {
+	b := m.budget0
+	if m.cfg.BudgetFor != nil && !m.routeBudget(w, r, &b) {
 		return
 	}
 	if r.Body == nil || r.Body == http.NoBody {
 		next.ServeHTTP(w, r)
 		return
 	}
-	if m.nested(next, w, r, b) {
+	if ob, ok := r.Body.(*body.Body); ok && m.nested(next, w, r, ob, &b) {
 		return
 	}
 	if b.Timeout == 0 && !m.cfg.Streaming {
 		b.Timeout = time.Duration(bodyTimeoutDefault.Load()) // see DefaultBodyTimeout
 	}
-	x := m.start(w, r, b)
-	if e := x.admit(b); e != nil {
+	x := m.start(w, r, &b)
+	if e := x.admit(&b); e != nil {
 		m.reject(w, r, e, x.src.asked.Load())
 		return
 	}
@@ -368,28 +368,28 @@ func isDecimal(s string, n int64) bool {
 	if n < 0 || len(s) == 0 || len(s) > 19 || (s[0] == '0' && len(s) > 1) {
 		return false
 	}
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] != byte('0'+n%10) {
+	var v uint64 // 19 digits fit: no overflow; read, not divided, digit by digit
+	for i := range len(s) {
+		d := s[i] - '0'
+		if d > 9 {
 			return false
 		}
-		n /= 10
+		v = v*10 + uint64(d)
 	}
-	return n == 0
+	return v == uint64(n)
 }
 
-// budget returns the budget of r with its defaults, or answers 500 and
-// reports false when BudgetFor returned an invalid one.
-func (m *middleware) budget(w http.ResponseWriter, r *http.Request) (limits.Budget, bool) {
-	if m.cfg.BudgetFor == nil {
-		return m.budget0, true
-	}
-	b := m.cfg.BudgetFor(r)
-	if err := b.Validate(); err != nil {
+// routeBudget sets *b to BudgetFor's budget of r with its defaults, or
+// answers 500 and reports false when that budget is invalid.
+func (m *middleware) routeBudget(w http.ResponseWriter, r *http.Request, b *limits.Budget) bool {
+	rb := m.cfg.BudgetFor(r)
+	if err := rb.Validate(); err != nil {
 		m.logger().Error("boundhttp: invalid per-route budget", "err", err, "route", route(r))
 		http.Error(w, "invalid body budget", http.StatusInternalServerError)
-		return b, false
+		return false
 	}
-	return b.WithDefaults(), true
+	*b = rb.WithDefaults()
+	return true
 }
 
 // auditTools logs the tools whose input the budget cannot carry.

@@ -36,8 +36,10 @@ type exchange struct {
 // net/http sends "100 Continue" at the first Read of a request that
 // expects it, and the client then sends the whole body, which a rejection
 // must drain.
+// It offers no Close: the engine closes the request's body itself
+// (Source.Closer), and a decoder reading it must not.
 type askedBody struct {
-	io.Reader
+	rc    io.ReadCloser // the request's body, of the type it has in the request: no conversion per request
 	asked atomic.Bool
 }
 
@@ -45,7 +47,7 @@ func (b *askedBody) Read(p []byte) (int, error) {
 	if !b.asked.Load() {
 		b.asked.Store(true) // once: a store is a locked instruction, a load is not
 	}
-	return b.Reader.Read(p)
+	return b.rc.Read(p)
 }
 
 // start begins the exchange and starts the body's deadline. A streamed
@@ -59,7 +61,7 @@ func (b *askedBody) Read(p []byte) (int, error) {
 // now, as for a streamed body, and where that fails the read runs apart
 // (readWhole). A rejection's drain sets its own deadlines
 // (drainAfterRejection).
-func (m *middleware) start(w http.ResponseWriter, r *http.Request, b limits.Budget) *exchange {
+func (m *middleware) start(w http.ResponseWriter, r *http.Request, b *limits.Budget) *exchange {
 	x := &exchange{m: m, w: w, r: r}
 	x.rc = *http.NewResponseController(w) // inlined: no allocation of its own
 	if b.Timeout <= 0 {
@@ -165,33 +167,51 @@ type writerVerdict struct {
 var lastWriter atomic.Pointer[writerVerdict]
 
 // admit checks what the headers declare (length, codings) and opens the
-// body under b, or returns the rejection to answer.
-func (x *exchange) admit(b limits.Budget) *limits.Error {
+// body under b, or returns the rejection to answer. The common request,
+// with no Content-Encoding, takes no step of the codings' (see decode).
+func (x *exchange) admit(b *limits.Budget) *limits.Error {
 	if err := b.CheckContentLength(x.r.ContentLength); err != nil {
 		return err.(*limits.Error)
 	}
-	var ce string // the codings of every Content-Encoding line (net/http keeps keys canonical)
-	if v := x.r.Header["Content-Encoding"]; len(v) > 0 {
-		ce = strings.Join(v, ",")
-	}
-	x.src.Reader = x.r.Body
+	x.src.rc = x.r.Body
 	// Filled in place (start set its deadline): a Source is over 200 bytes.
 	src := x.body.Source()
-	src.Body, src.Closer, src.Encoding, src.Budget = &x.src, x.r.Body, ce, b
+	src.Body, src.Closer, src.Budget = &x.src, x.r.Body, *b
 	src.Mode = body.Whole
 	if x.m.cfg.Streaming {
 		src.Mode = body.Stream
 	}
 	src.JSON = x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type")))
 	src.Ctx, src.InFlightWait, src.RC = x.r.Context(), x.m.cfg.InFlightWait, &x.rc
-	var codings []string
-	if ce != "" {
-		codings = decoding.ParseContentEncoding(ce)
+	// The codings of every Content-Encoding line (net/http keeps keys canonical).
+	if ce := x.r.Header["Content-Encoding"]; len(ce) > 0 {
+		return x.decode(ce)
 	}
+	return x.identity()
+}
+
+// identity opens a body with no coding: its declared length is its size.
+func (x *exchange) identity() *limits.Error {
+	src := x.body.Source()
+	src.SizeHint = x.r.ContentLength
+	x.framed = lengthFramed(x.r)
+	src.Exact = x.framed
+	if err := x.body.Open(&x.m.body, src); err != nil {
+		return err
+	}
+	x.handlersRequest()
+	return nil
+}
+
+// decode opens a body whose Content-Encoding lines are ce: every coding
+// named must be one the Middleware accepts, and the handler's request
+// loses the header that no longer describes its body.
+func (x *exchange) decode(ce []string) *limits.Error {
+	src := x.body.Source()
+	src.Encoding = strings.Join(ce, ",")
+	codings := decoding.ParseContentEncoding(src.Encoding)
 	if len(codings) == 0 {
-		src.SizeHint = x.r.ContentLength
-		x.framed = lengthFramed(x.r)
-		src.Exact = x.framed
+		return x.identity() // only empty names and commas: no coding
 	}
 	if err := x.body.Open(&x.m.body, src); err != nil {
 		return err
@@ -202,34 +222,31 @@ func (x *exchange) admit(b limits.Budget) *limits.Error {
 			return &limits.Error{Stage: limits.StageEncoding, Encoding: peertext.Cut(c)}
 		}
 	}
-	x.decoded = len(codings) > 0
-	// A shallow copy, as http.MaxBytesHandler makes, held in the exchange:
-	// WithContext's own copy is inlined and stays on the stack, so the
-	// request costs no allocation of its own.
+	x.decoded = true
+	x.handlersRequest()
+	// The header changes: on a copy, never on the caller's. An identity
+	// body keeps the caller's header, as with http.MaxBytesHandler,
+	// unless its Content-Length must be set.
+	x.r2.Header = x.r.Header.Clone()
+	x.r2.Header.Del("Content-Encoding")
+	return nil
+}
+
+// handlersRequest makes the request the handler gets: a shallow copy, as
+// http.MaxBytesHandler makes, held in the exchange (WithContext's own copy
+// is inlined and stays on the stack, so the request costs no allocation of
+// its own), whose context carries the body's usage.
+func (x *exchange) handlersRequest() {
 	x.r2 = *x.r.WithContext(x.uctx.set(x.r.Context(), x.body.Usage()))
 	x.r2.TransferEncoding = nil
 	x.r2.GetBody = nil
-	if x.decoded {
-		// The header changes: on a copy, never on the caller's. An
-		// identity body keeps the caller's header, as with
-		// http.MaxBytesHandler, unless its Content-Length must be set.
-		x.r2.Header = x.r.Header.Clone()
-		x.r2.Header.Del("Content-Encoding")
-	}
-	return nil
 }
 
 // whole reads and verifies the body, then hands it on with its decoded
 // length, or answers the breach without calling the handler.
 func (x *exchange) whole(next http.Handler) {
 	if e, ok, abandoned := x.readWhole(); !ok {
-		switch {
-		case abandoned:
-			x.m.answerStalled(x.w, x.r, e)
-		case e != nil:
-			x.body.Finish() // its in-flight share is not held while the rest is drained
-			x.m.reject(x.w, x.r, e, x.src.asked.Load())
-		} // else the client is gone: no one to answer
+		x.refuse(e, abandoned)
 		return
 	}
 	if x.m.cfg.Observe != nil {
@@ -240,15 +257,33 @@ func (x *exchange) whole(next http.Handler) {
 	x.r2.Body = &x.body
 	x.r2.ContentLength = size
 	if x.decoded || x.r.ContentLength != size || !(x.framed || statesLength(x.r.Header, size)) {
-		if !x.decoded {
-			x.r2.Header = x.r.Header.Clone()
-		}
-		if x.r2.Header == nil {
-			x.r2.Header = make(http.Header)
-		}
-		x.r2.Header.Set("Content-Length", strconv.FormatInt(size, 10))
+		x.setLength(size)
 	}
 	next.ServeHTTP(x.w, &x.r2)
+}
+
+// refuse answers a whole body that failed to be read: e, or the stalled
+// read's answer when it was abandoned, or nothing when the client is gone.
+func (x *exchange) refuse(e *limits.Error, abandoned bool) {
+	switch {
+	case abandoned:
+		x.m.answerStalled(x.w, x.r, e)
+	case e != nil:
+		x.body.Finish() // its in-flight share is not held while the rest is drained
+		x.m.reject(x.w, x.r, e, x.src.asked.Load())
+	} // else the client is gone: no one to answer
+}
+
+// setLength states the decoded size in the handler's Content-Length, on
+// a header of its own.
+func (x *exchange) setLength(size int64) {
+	if !x.decoded {
+		x.r2.Header = x.r.Header.Clone()
+	}
+	if x.r2.Header == nil {
+		x.r2.Header = make(http.Header)
+	}
+	x.r2.Header.Set("Content-Length", strconv.FormatInt(size, 10))
 }
 
 // stream hands the body on as it is read, and answers a breach the handler

@@ -14,7 +14,8 @@ import (
 // exchange, unanswered, until the server's ReadTimeout: the read then runs
 // apart, and if it has not ended drainIdle after the Timeout (a read that
 // gets bytes ends by itself at its next read, with the body's own timeout
-// breach), readWhole returns the timeout breach with abandoned set. The abandoned read keeps the body, its decoder and its
+// breach), readWhole returns the timeout breach with abandoned set (see
+// readApart). The abandoned read keeps the body, its decoder and its
 // in-flight share until it returns (the client sends or leaves, or the
 // server's ReadTimeout ends it); the Finish the handler's return calls
 // releases them then, as the body's guard allows.
@@ -27,6 +28,12 @@ func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
 		}
 		return x.body.Breach(), false, false
 	}
+	return x.readApart(timeout)
+}
+
+// readApart reads the whole body in a goroutine of its own, and gives up
+// on it drainIdle after timeout (see readWhole).
+func (x *exchange) readApart(timeout time.Duration) (e *limits.Error, ok, abandoned bool) {
 	done := make(chan readResult, 1)
 	go func() {
 		var res readResult

@@ -83,7 +83,7 @@ type Config struct {
 // Source describes one body.
 type Source struct {
 	Body     io.Reader     // the bytes off the connection
-	Closer   io.Closer     // closed by Close (the connection's body), or nil
+	Closer   io.ReadCloser // closed by Close (the connection's body, of the type it has), or nil
 	Encoding string        // the Content-Encoding value, several lines joined with ","
 	Budget   limits.Budget // validated, defaults applied
 	Mode     Mode
@@ -479,6 +479,13 @@ func (b *Body) release() {
 
 // releaseDecoder returns the decoder and the JSON checker to their pools.
 func (b *Body) releaseDecoder() {
+	if b.d != nil || b.json != nil { // an exact body has neither: no call
+		b.recycle()
+	}
+}
+
+// recycle is releaseDecoder's work.
+func (b *Body) recycle() {
 	if b.d != nil {
 		b.d.Recycle()
 		readers.Put(b.d)

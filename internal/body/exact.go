@@ -22,7 +22,7 @@ func exact(cfg *Config, src *Source) bool {
 func (b *Body) readExact() error {
 	var u limits.Usage
 	var err error
-	b.chunks, u, err = decoder.ReadExact(decoder.Exact{Src: b.src.Body, Length: b.src.SizeHint,
+	b.chunks, u, err = decoder.ReadExact(&decoder.Exact{Src: b.src.Body, Length: b.src.SizeHint,
 		Config: b.cfg.Decoder, Ctx: b.src.Ctx, Wait: b.src.InFlightWait})
 	b.size = u.DecodedBytes // the bytes read, each one decoded byte; the body's size if it ended well
 	return err

@@ -90,8 +90,13 @@ func (b *Body) readAll() error {
 // returns the sticky error of a body that failed.
 func (b *Body) open() error {
 	if b.full {
-		return nil
+		return nil // inlined: a body served from its chunks takes no call
 	}
+	return b.load()
+}
+
+// load is open's work for a body not yet read: a Lazy body is read now.
+func (b *Body) load() error {
 	if b.err == nil && b.src.Mode == Lazy && b.d != nil {
 		b.readAll()
 	}
@@ -114,14 +119,22 @@ func (b *Body) outcome(err error) error {
 	// The read ended: no interrupt comes after this, and one that came
 	// before it means the deadline passed first (see unwatch).
 	interrupted := b.unwatch()
-	switch {
-	case err == io.EOF && (interrupted || b.late()):
-		err = b.timeoutError(nil)
-	case err == io.EOF:
+	if err == io.EOF && !interrupted && !b.late() {
 		b.ended = true
 		b.usage.Set(u, b.verified)
 		b.stopDeadline()
 		return io.EOF
+	}
+	return b.failed(u, err, interrupted)
+}
+
+// failed records a read of the source that failed, or reached its end
+// after the deadline, and returns the sticky error the reader gets (see
+// outcome).
+func (b *Body) failed(u limits.Usage, err error, interrupted bool) error {
+	switch {
+	case err == io.EOF: // the end, reached after the deadline
+		err = b.timeoutError(nil)
 	case interrupted && errors.Is(err, os.ErrDeadlineExceeded):
 		// The watchdog's deadline ended the read, also where the failure
 		// comes up through a layer below that labels it with its own
@@ -165,7 +178,9 @@ func (b *Body) late() bool {
 
 // stopDeadline ends the deadline of a body that reached its verified end.
 func (b *Body) stopDeadline() {
-	b.stopTimer()
+	if b.timer != nil || b.src.Timer != nil {
+		b.stopTimer()
+	}
 	if b.armed {
 		b.setReadDeadline(time.Time{})
 		b.armed = false

@@ -50,7 +50,7 @@ var errLonger = errors.New("decoding: body longer than its declared length")
 // gives it back itself and returns no chunk. Usage counts the bytes read
 // off the source. The caller bounds the time (a read deadline on the
 // connection).
-func ReadExact(e Exact) (chunks chunk.List, u limits.Usage, err error) {
+func ReadExact(e *Exact) (chunks chunk.List, u limits.Usage, err error) {
 	h := inflight.NewHold(e.Config.pool)
 	ctx := e.Ctx
 	if e.Wait == 0 {

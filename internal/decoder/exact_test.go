@@ -44,7 +44,7 @@ type exactOutcome struct {
 // readExactly reads e with ReadExact; f is the budget e's Config charges, or
 // nil.
 func readExactly(e Exact, f *limits.InFlight) exactOutcome {
-	chunks, u, err := ReadExact(e)
+	chunks, u, err := ReadExact(&e)
 	o := exactOutcome{usage: u, err: err}
 	if f != nil {
 		o.held = f.InUse()
@@ -386,7 +386,7 @@ func TestReadExactChargesChunkBeforeFirstRead(t *testing.T) {
 		} {
 			f := limits.NewInFlight(1 << 20)
 			spy := &chargeSpy{r: tail.src(), f: f, first: -1}
-			chunks, _, err := ReadExact(Exact{Src: spy, Length: tt.length, Config: exactConfig(t, f)})
+			chunks, _, err := ReadExact(&Exact{Src: spy, Length: tt.length, Config: exactConfig(t, f)})
 			name := fmt.Sprintf("%d bytes, %s", tt.length, tail.name)
 			if spy.first != tt.charge {
 				t.Errorf("%s: InUse() = %d at the first Read, want %d (the chunk's capacity)", name, spy.first, tt.charge)
@@ -615,7 +615,7 @@ func TestReadExactPanicGivesBackCharge(t *testing.T) {
 				t.Fatal("ReadExact did not panic")
 			}
 		}()
-		ReadExact(Exact{Src: src, Length: 4096, Config: exactConfig(t, f)})
+		ReadExact(&Exact{Src: src, Length: 4096, Config: exactConfig(t, f)})
 	}()
 	if charged != 4096 || f.InUse() != 0 {
 		t.Errorf("InUse() = %d when the source panicked, %d after; want 4096, 0", charged, f.InUse())
