@@ -447,9 +447,13 @@ func (b *Body) Finish() {
 // fence waits for a change of the connection's read deadline in progress;
 // the body is closed, so no later one starts.
 func (b *Body) fence() {
-	if b.settled.Load() {
-		return // a watched body whose read ended: no change of the deadline can be in progress
+	if !b.settled.Load() { // settled: a watched body whose read ended, no change of the deadline can be in progress
+		b.passDeadlineLock()
 	}
+}
+
+// passDeadlineLock waits until no change of the read deadline holds dl.
+func (b *Body) passDeadlineLock() {
 	b.dl.Lock()
 	defer b.dl.Unlock()
 }

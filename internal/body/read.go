@@ -178,9 +178,14 @@ func (b *Body) late() bool {
 
 // stopDeadline ends the deadline of a body that reached its verified end.
 func (b *Body) stopDeadline() {
-	if b.timer != nil || b.src.Timer != nil {
-		b.stopTimer()
+	if b.timer != nil || b.src.Timer != nil || b.armed { // inlined: a watched body has none of them
+		b.stopClocks()
 	}
+}
+
+// stopClocks is stopDeadline's work.
+func (b *Body) stopClocks() {
+	b.stopTimer()
 	if b.armed {
 		b.setReadDeadline(time.Time{})
 		b.armed = false

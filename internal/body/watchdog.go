@@ -291,14 +291,18 @@ func (b *Body) interrupt() {
 // the request's context, and on HTTP/2 the stream's body is closed for
 // good; so nothing more is waited for from that client either.
 func (b *Body) unwatch() (interrupted bool) {
-	if !b.src.Watched {
-		return false
-	}
-	if b.settled.Load() {
-		// Settled before (the read's end, then Close or Finish):
-		// interrupted no longer changes.
+	if !b.src.Watched || b.settled.Load() {
+		// Never watched (never interrupted), or settled before (the
+		// read's end, then Close or Finish): interrupted no longer changes.
 		return b.interrupted
 	}
+	return b.settle()
+}
+
+// settle is unwatch's work for a watched body not yet settled: out of the
+// watchdog, or past an interrupt in progress. It reports whether the read
+// was interrupted.
+func (b *Body) settle() (interrupted bool) {
 	if b.watched.Swap(false) && watch.remove(b) {
 		// Out before the watchdog came to it: no interrupt comes, so none
 		// can be in progress, and there is no need to wait on dl.
