@@ -20,15 +20,13 @@ import (
 // server's ReadTimeout ends it); the Finish the handler's return calls
 // releases them then, as the body's guard allows.
 func (x *exchange) readWhole() (e *limits.Error, ok, abandoned bool) {
-	src := x.body.Source()
-	timeout := src.Budget.Timeout
-	if !src.ArmedAt.IsZero() || timeout <= 0 {
-		if x.body.ReadAll() == nil {
-			return nil, true, false
-		}
-		return x.body.Breach(), false, false
+	if src := x.body.Source(); src.ArmedAt.IsZero() && src.Budget.Timeout > 0 {
+		return x.readApart(src.Budget.Timeout)
 	}
-	return x.readApart(timeout)
+	if x.body.ReadAll() == nil {
+		return nil, true, false
+	}
+	return x.body.Breach(), false, false
 }
 
 // readApart reads the whole body in a goroutine of its own, and gives up

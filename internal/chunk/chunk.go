@@ -82,6 +82,10 @@ func (l *List) Next(n int64) []byte {
 	return *p
 }
 
+// Cap returns the capacity of the chunk Next(n) takes (0 < n <= MaxSize):
+// what a chunk of n bytes is charged.
+func Cap(n int64) int64 { return MinSize << classOf(n) }
+
 // classOf returns the smallest size class that holds n (0 < n <= MaxSize).
 func classOf(n int64) int {
 	return max(bits.Len64(uint64(n-1)), minBits) - minBits

@@ -152,6 +152,12 @@ func TestSizeClassIsTheSmallestThatHolds(t *testing.T) {
 		if c < 0 || c >= numClasses || MinSize<<c < n || (c > 0 && MinSize<<(c-1) >= n) {
 			t.Fatalf("classOf(%d) = %d: its size %d", n, c, MinSize<<c)
 		}
+		var l List
+		took := int64(cap(l.Next(n)))
+		l.Release()
+		if got := Cap(n); got != MinSize<<c || took != got {
+			t.Fatalf("Cap(%d) = %d, want %d, the capacity Next takes (%d)", n, got, MinSize<<c, took)
+		}
 	}
 	for c := range numClasses {
 		if got := classOf(MinSize << c); got != c {

@@ -56,7 +56,7 @@ func ReadExact(e *Exact) (chunks chunk.List, u limits.Usage, err error) {
 	if e.Wait == 0 {
 		ctx = nil
 	}
-	if err := reserveFirst(&h, ctx, e.Wait, chunkCap(e.Length)); err != nil {
+	if err := reserveFirst(&h, ctx, e.Wait, chunk.Cap(e.Length)); err != nil {
 		if b := inflightError(err, "identity", false); b != nil {
 			return chunk.List{}, u, b
 		}

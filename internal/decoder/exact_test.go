@@ -254,7 +254,7 @@ func TestReadExactTellsEverySourceApart(t *testing.T) {
 				if o.err != nil || !bytes.Equal(o.data, data[:tt.want]) {
 					t.Fatalf("ReadExact = %d bytes, %v; want the first %d bytes of the body", len(o.data), o.err, tt.want)
 				}
-				if want := chunkCap(exactLen); o.held != want {
+				if want := chunk.Cap(exactLen); o.held != want {
 					t.Errorf("InUse() = %d while the chunks are held, want %d", o.held, want)
 				}
 				return
@@ -447,8 +447,8 @@ func TestReadExactNoRoomFailsAsDecoderDoes(t *testing.T) {
 		want := readDecoded(bytes.NewReader(data[:tt.length]), tt.length, limits.Budget{}.WithDefaults(), cfg, f)
 		var e *limits.Error
 		if !errors.As(got.err, &e) || e.Stage != limits.StageInFlight || !errors.Is(got.err, limits.ErrBusy) ||
-			e.Limit != tt.cap || e.Observed != chunkCap(tt.length) || e.Encoding != "identity" || e.Declared {
-			t.Errorf("%s: ReadExact = %#v, want stage inflight, limit %d, observed %d, encoding identity", tt.name, got.err, tt.cap, chunkCap(tt.length))
+			e.Limit != tt.cap || e.Observed != chunk.Cap(tt.length) || e.Encoding != "identity" || e.Declared {
+			t.Errorf("%s: ReadExact = %#v, want stage inflight, limit %d, observed %d, encoding identity", tt.name, got.err, tt.cap, chunk.Cap(tt.length))
 		}
 		if d := breachDiff(got.err, want.err); d != "" && tt.same {
 			t.Errorf("%s: ReadExact and the decoder disagree: %s", tt.name, d)

@@ -176,15 +176,6 @@ func (d *Reader) handOver(l *chunk.List) {
 	}
 }
 
-// chunkCap returns the capacity of the pooled chunk that holds n bytes.
-func chunkCap(n int64) int64 {
-	c := int64(chunk.MinSize)
-	for c < n {
-		c <<= 1
-	}
-	return c
-}
-
 // dropChunks gives back the charge of chunks that were released.
 func (d *Reader) dropChunks() {
 	d.fl.hold.Shrink(d.fl.chunks + d.fl.prepaid)

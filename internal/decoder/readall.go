@@ -65,7 +65,7 @@ func (d *Reader) ReadAllChunks() (chunk.List, error) {
 		}
 		if err == io.EOF {
 			if n > 0 {
-				if cerr := d.chargeChunk(chunkCap(int64(n))); cerr != nil {
+				if cerr := d.chargeChunk(chunk.Cap(int64(n))); cerr != nil {
 					chunks.Release()
 					d.dropChunks()
 					return chunk.List{}, cerr
@@ -76,7 +76,7 @@ func (d *Reader) ReadAllChunks() (chunk.List, error) {
 			return chunks, nil
 		}
 		if err == nil {
-			err = d.chargeChunk(chunkCap(min(max(size, int64(n)), remaining)))
+			err = d.chargeChunk(chunk.Cap(min(max(size, int64(n)), remaining)))
 		}
 		if err != nil {
 			chunks.Release()
