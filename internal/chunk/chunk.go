@@ -86,9 +86,10 @@ func (l *List) Next(n int64) []byte {
 // what a chunk of n bytes is charged.
 func Cap(n int64) int64 { return MinSize << classOf(n) }
 
-// classOf returns the smallest size class that holds n (0 < n <= MaxSize).
+// classOf returns the smallest size class that holds n (n <= MaxSize; the
+// first for n <= 0).
 func classOf(n int64) int {
-	return max(bits.Len64(uint64(n-1)), minBits) - minBits
+	return max(bits.Len64(uint64(max(n, 1)-1)), minBits) - minBits
 }
 
 // Truncate cuts the last chunk to its first m bytes.

@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"bytes"
+	"math"
 	"testing"
 )
 
@@ -157,6 +158,11 @@ func TestSizeClassIsTheSmallestThatHolds(t *testing.T) {
 		l.Release()
 		if got := Cap(n); got != MinSize<<c || took != got {
 			t.Fatalf("Cap(%d) = %d, want %d, the capacity Next takes (%d)", n, got, MinSize<<c, took)
+		}
+	}
+	for _, n := range []int64{0, -1, math.MinInt64} { // as the search it replaced: the first class
+		if c := classOf(n); c != 0 {
+			t.Fatalf("classOf(%d) = %d, want 0", n, c)
 		}
 	}
 	for c := range numClasses {
