@@ -496,3 +496,49 @@ func TestBreachWrittenAfterTimeoutHandlerReturned(t *testing.T) {
 		}
 	}
 }
+
+// A Content-Encoding whose names name no coding (empty, commas, identity in
+// any case) leaves the body and the handler's header as sent, length
+// included; empty names around a real coding are skipped, and the coding is
+// removed from the body and from the header. A peer chooses these values.
+func TestCodingNamesThatNameNoCoding(t *testing.T) {
+	data := []byte("hello, world")
+	var got string
+	srv := httptest.NewServer(boundhttp.Middleware(limits.Budget{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		got = fmt.Sprintf("body %q, err %v, Content-Encoding %q, Content-Length %q (%d)",
+			b, err, r.Header.Values("Content-Encoding"), r.Header.Values("Content-Length"), r.ContentLength)
+	})))
+	defer srv.Close()
+	for _, tt := range []struct {
+		lines []string
+		gzip  bool
+		want  string
+	}{
+		{[]string{""}, false, `body "hello, world", err <nil>, Content-Encoding [""], Content-Length ["12"] (12)`},
+		{[]string{", ,"}, false, `body "hello, world", err <nil>, Content-Encoding [", ,"], Content-Length ["12"] (12)`},
+		{[]string{"identity"}, false, `body "hello, world", err <nil>, Content-Encoding ["identity"], Content-Length ["12"] (12)`},
+		{[]string{"IDENTITY", ""}, false, `body "hello, world", err <nil>, Content-Encoding ["IDENTITY" ""], Content-Length ["12"] (12)`},
+		{[]string{",gzip,"}, true, `body "hello, world", err <nil>, Content-Encoding [], Content-Length ["12"] (12)`},
+		{[]string{"", " GZIP "}, true, `body "hello, world", err <nil>, Content-Encoding [], Content-Length ["12"] (12)`},
+		{[]string{"identity, gzip"}, true, `body "hello, world", err <nil>, Content-Encoding [], Content-Length ["12"] (12)`},
+	} {
+		body := data
+		if tt.gzip {
+			body = testencLayered(data, "gzip")
+		}
+		req, _ := http.NewRequest("POST", srv.URL, bytes.NewReader(body))
+		for _, l := range tt.lines {
+			req.Header.Add("Content-Encoding", l)
+		}
+		got = "handler not called"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || got != tt.want {
+			t.Errorf("Content-Encoding %q: status %d, handler got %s\nwant 200, %s", tt.lines, resp.StatusCode, got, tt.want)
+		}
+	}
+}
