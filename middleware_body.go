@@ -23,7 +23,7 @@ type exchange struct {
 	m       *middleware
 	w       http.ResponseWriter
 	r       *http.Request // as it arrived
-	r2      http.Request  // as the handler gets it, held here rather than allocated apart (see admit)
+	r2      http.Request  // as the handler gets it, held here rather than allocated apart (see handlersRequest)
 	rc      http.ResponseController
 	uctx    usageCtx  // r2's context
 	decoded bool      // a coding is removed: the decoded length is unknown
@@ -36,6 +36,7 @@ type exchange struct {
 // net/http sends "100 Continue" at the first Read of a request that
 // expects it, and the client then sends the whole body, which a rejection
 // must drain.
+//
 // It offers no Close: the engine closes the request's body itself
 // (Source.Closer), and a decoder reading it must not.
 type askedBody struct {
@@ -211,7 +212,7 @@ func (x *exchange) decode(ce []string) *limits.Error {
 	src.Encoding = strings.Join(ce, ",")
 	codings := decoding.ParseContentEncoding(src.Encoding)
 	if len(codings) == 0 {
-		return x.identity() // only empty names and commas: no coding
+		return x.identity() // only empty names, commas or identity: no coding
 	}
 	if err := x.body.Open(&x.m.body, src); err != nil {
 		return err
