@@ -19,7 +19,7 @@ func TestClientSpillFolderNotPrivate(t *testing.T) {
 	os.Chmod(open, 0o777)
 	link := filepath.Join(base, "link")
 	os.Symlink(privateDir(t), link)
-	for _, tc := range []struct{ dir, why string }{{open, "gives other users access"}, {link, "symbolic link"}} {
+	for _, tc := range []struct{ dir, why string }{{open, "lets other users write in it"}, {link, "symbolic link"}} {
 		r := newRig(t, ClientLimits{MaxChars: 1000, SpillDir: tc.dir})
 		out := onlyText(t, r.call(t, "t", textResult(strings.Repeat("s", 2000))))
 		if n, m := parseMarker(t, out); m != 2000 || n == 0 || !strings.Contains(out, "not private") || !strings.Contains(out, tc.why) {

@@ -111,7 +111,8 @@ type ClientLimits struct {
 	// ends whatever TailChars says.
 	TailChars int
 	// SpillDir is the folder of saved results. It must be a directory
-	// owned by the process's user with no access for group or others,
+	// owned by the process's user that neither group nor others may write
+	// to (an ordinary 0755 folder is accepted: saved files are mode 0600),
 	// given as itself, not through a symbolic link, below folders owned
 	// by the user or root that others may write to only with the sticky
 	// bit (as /tmp); a missing one is created (mode 0700). A folder that

@@ -10,16 +10,19 @@
 // With -spill-dir, a whole body (complete or http_error) longer than
 // -spill-chars characters as printed (default 50,000, the size above which
 // Claude Code saves a tool result to a file; JSON escapes count their
-// characters, \u0000 six, and a body that is not UTF-8 its base64 form) is written to a new file under that
+// characters, \u0000 six, <, > and & one, as fetch prints them unescaped,
+// and a body that is not UTF-8 its base64 form) is written to a new file under that
 // directory (mode 0600, byte for byte) and the printed Result carries no
 // body but a "spilled" member with the file's absolute path and size. The
 // oldest spilled files (fetch-<digits>.txt or .bin, the names fetch gives
 // them; other files are left alone) are removed first so that they total at
 // most -spill-max-bytes (default 256 MiB, as mcpbound's ClientLimits).
-// The directory must be the user's alone (owned by the user, no access for
-// group or others, not a symbolic link; a missing one is created with mode
-// 0700): another is refused, since a local user who can reach it could read
-// the body or replace the file after it was written.
+// The directory must be the user's to change alone (owned by the user,
+// writable by neither group nor others, not a symbolic link; an ordinary
+// 0755 folder is fine, the files are mode 0600; a missing one is created
+// with mode 0700): another is refused, since a local user who can write in
+// it could replace the file after it was written. A body that needs no
+// spilling is printed whatever the folder.
 // Without -spill-dir nothing is spilled. If the file cannot be written the
 // body is withheld all the same, "spill_error" says why and the exit status
 // is 4.

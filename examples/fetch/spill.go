@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/base64"
 	"fmt"
+	"strings"
 
 	"github.com/boundhttp/boundhttp"
 	spillfolder "github.com/boundhttp/boundhttp/internal/spill"
@@ -29,11 +30,11 @@ type Spill struct {
 	// Path is the file's absolute path. The file holds the decoded body,
 	// byte for byte, with mode 0600.
 	Path string `json:"path"`
-	// Chars is the body's size in characters as a Result prints it
-	// ([boundhttp.Result.BodyChars]): its JSON string with every escape
-	// counted (\u0000 is 6 characters), or its base64 form for a body that
-	// is not UTF-8; the size compared with the threshold. fetch prints <, >
-	// and & unescaped, so it prints at most this many.
+	// Chars is the body's size in characters as fetch prints it: its
+	// JSON string with every escape counted (\u0000 is 6 characters) but
+	// <, > and & as themselves, which fetch does not escape (see
+	// printedChars), or its base64 form for a body that is not UTF-8; the
+	// size compared with the threshold.
 	Chars int64 `json:"chars"`
 	// Bytes is the file's size in bytes.
 	Bytes int64 `json:"bytes"`
@@ -49,7 +50,7 @@ type Spill struct {
 // 0700) if missing, and refused unless it is private to this user.
 func spill(r boundhttp.Result, dir string, limit, maxBytes int64) output {
 	out := output{Result: r}
-	chars := r.BodyChars()
+	chars := printedChars(&r)
 	if !r.Complete || chars <= limit {
 		return out
 	}
@@ -85,4 +86,17 @@ func spill(r boundhttp.Result, dir string, limit, maxBytes int64) output {
 func writeSpill(dir, ext string, body []byte, maxBytes int64) (string, error) {
 	f := spillfolder.Folder{Dir: dir, MaxBytes: maxBytes, Owns: isSpillName}
 	return f.Write(spillPrefix, ext, body)
+}
+
+// printedChars returns the characters of r's body as fetch prints it:
+// [boundhttp.Result.BodyChars] counts <, > and & as the 6 characters of
+// encoding/json's HTML escapes, and fetch writes them as one (its encoder
+// does not escape HTML), so a body is spilled only when what would be
+// printed is over the threshold.
+func printedChars(r *boundhttp.Result) int64 {
+	n := r.BodyChars()
+	if r.BodyBase64 == "" {
+		n -= 5 * int64(strings.Count(r.Body, "<")+strings.Count(r.Body, ">")+strings.Count(r.Body, "&"))
+	}
+	return n
 }

@@ -50,6 +50,8 @@ func spillBody(kind string, n int) ([]byte, bool) {
 		return bytes.Repeat([]byte{0xff}, n), false
 	case "nul":
 		return make([]byte, n), true // each printed as \u0000, 6 characters
+	case "html":
+		return bytes.Repeat([]byte("<"), n), true // printed as itself: fetch does not escape HTML
 	}
 	return []byte(strings.Repeat("é", n)), true
 }
@@ -326,3 +328,72 @@ func TestSpillDirKinds(t *testing.T) {
 
 // privateDir returns a new folder private to the user.
 var privateDir = testenc.PrivateDir
+
+// TestSpillOrdinaryFolderAndBodiesThatNeedNoSpill: an ordinary folder of
+// the user's (mode 0755, as mkdir and t.TempDir make it) takes a spill, and
+// a body whose printed form is at the threshold is printed, whatever the
+// folder: HTML characters count as fetch prints them (one character), not
+// as the six of encoding/json's escape. Sabotage: refusing group- and
+// other-readable folders again fails the spill with exit 4; counting the
+// escapes spills (and fails) the 50,000-character HTML body.
+func TestSpillOrdinaryFolderAndBodiesThatNeedNoSpill(t *testing.T) {
+	t.Parallel()
+	s := spillServer(t)
+	ordinary := t.TempDir()
+	if err := os.Chmod(ordinary, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	refused := t.TempDir()
+	if err := os.Chmod(refused, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	fetch := func(dir, path string) (int, output, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"-spill-chars", "50000", "-spill-dir", dir, s.URL + path}, &stdout, &stderr)
+		var out output
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+			t.Errorf("%s: output: %v\n%s", path, err, stdout.String())
+		}
+		return code, out, stderr.String()
+	}
+	for _, tt := range []struct {
+		dir, path string
+		spilled   bool
+	}{
+		{ordinary, "/ascii/50000", false},
+		{ordinary, "/html/50000", false},
+		{refused, "/html/50000", false}, // no spill needed: the folder is never looked at
+		{ordinary, "/ascii/50001", true},
+		{ordinary, "/html/50001", true},
+	} {
+		code, out, stderr := fetch(tt.dir, tt.path)
+		if code != exitComplete || out.SpillError != "" || (out.Spilled != nil) != tt.spilled {
+			t.Errorf("%s into mode %v: exit %d, spilled %v, spill_error %q, stderr %q; want exit %d, spilled %v",
+				tt.path, modeOf(tt.dir), code, out.Spilled != nil, out.SpillError, stderr, exitComplete, tt.spilled)
+			continue
+		}
+		n, _ := strconv.Atoi(tt.path[strings.LastIndex(tt.path, "/")+1:])
+		want, _ := spillBody(strings.Split(tt.path, "/")[1], n)
+		if !tt.spilled {
+			if out.Body != string(want) {
+				t.Errorf("%s: printed %d bytes, want the %d of the body", tt.path, len(out.Body), len(want))
+			}
+			continue
+		}
+		if got, err := os.ReadFile(out.Spilled.Path); err != nil || !bytes.Equal(got, want) || filepath.Dir(out.Spilled.Path) != tt.dir || out.Spilled.Chars != int64(n) {
+			t.Errorf("%s: spilled to %s (%d chars), %d bytes (%v); want the body in %s", tt.path, out.Spilled.Path, out.Spilled.Chars, len(got), err, tt.dir)
+		}
+	}
+	if code, out, _ := fetch(refused, "/ascii/50001"); code != exitFailed || out.Spilled != nil || out.Body != "" || !strings.Contains(out.SpillError, "write") {
+		t.Errorf("a folder others may write to: exit %d, %+v; want exit %d, the body withheld, a spill_error", code, out.SpillError, exitFailed)
+	}
+}
+
+// modeOf returns the permission bits of dir.
+func modeOf(dir string) os.FileMode {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return 0
+	}
+	return fi.Mode().Perm()
+}

@@ -15,7 +15,7 @@ import (
 )
 
 // ErrNotPrivate is matched (errors.Is) by the error of a folder refused
-// because another user could reach it.
+// because another user could change what is in it.
 var ErrNotPrivate = errors.New("spill folder is not private to this user")
 
 // A Folder is where spilled files go. It is a value; Write is safe for
@@ -87,9 +87,11 @@ func randUint() uint64 {
 
 // OpenPrivate opens dir, creating it (mode 0700, parents as needed) if
 // missing, after checking that it is a directory, not a symbolic link,
-// owned by the effective user, with no permission bits for group or
-// others; the folder opened is checked to be the one inspected. A refusal
-// matches ErrNotPrivate and says why.
+// owned by the effective user, that neither group nor others may write to
+// (0755, what mkdir makes under the usual umask, is accepted: others may
+// list the names, never read a file, which Write creates with mode 0600);
+// the folder opened is checked to be the one inspected. A refusal matches
+// ErrNotPrivate and says why.
 func OpenPrivate(dir string) (*os.Root, error) {
 	if err := trustedPath(dir, filepath.Dir(dir), 0); err != nil {
 		return nil, err
@@ -175,8 +177,8 @@ func private(dir string, info fs.FileInfo) error {
 	if err := checkOwner(dir, info); err != nil {
 		return err
 	}
-	if info.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%w: mode %v gives other users access (it must grant nothing to group or others: chmod 700): %s", ErrNotPrivate, info.Mode().Perm(), dir)
+	if info.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%w: mode %v lets other users write in it, so they could remove or replace its files (chmod go-w): %s", ErrNotPrivate, info.Mode().Perm(), dir)
 	}
 	return nil
 }

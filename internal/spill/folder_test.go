@@ -14,8 +14,9 @@ import (
 func owns(name string) bool { return strings.HasPrefix(name, "r-") }
 
 // TestFolderRefusesWhatOthersReach: a folder given as a symbolic link (even
-// to a private folder of the user's), one open to group or others, and a
-// file are refused, nothing written; a missing folder is made mode 0700.
+// to a private folder of the user's), one group or others may write to,
+// and a file are refused, nothing written; a missing folder is made mode
+// 0700.
 // Sabotage: skipping the mode check writes into the 0777 folder.
 func TestFolderRefusesWhatOthersReach(t *testing.T) {
 	base := t.TempDir()
@@ -25,7 +26,7 @@ func TestFolderRefusesWhatOthersReach(t *testing.T) {
 	}
 	link := filepath.Join(base, "link")
 	os.Symlink(mine, link)
-	for _, mode := range []os.FileMode{0o777, 0o750, 0o701, 0o777 | os.ModeSticky} {
+	for _, mode := range []os.FileMode{0o777, 0o770, 0o720, 0o702, 0o775, 0o777 | os.ModeSticky} {
 		open := filepath.Join(base, "open"+mode.String())
 		os.Mkdir(open, 0o700)
 		os.Chmod(open, mode)
@@ -53,6 +54,30 @@ func TestFolderRefusesWhatOthersReach(t *testing.T) {
 	pfi, _ := os.Stat(p)
 	if got, _ := os.ReadFile(p); string(got) != "data" || fi.Mode().Perm() != 0o700 || pfi.Mode().Perm() != 0o600 || filepath.Dir(p) != fresh {
 		t.Errorf("new folder mode %v, file %s mode %v holding %q", fi.Mode().Perm(), p, pfi.Mode().Perm(), got)
+	}
+}
+
+// TestFolderOrdinaryModesAccepted: a folder of the user's that nobody else
+// may write to is accepted whatever it lets others read or search (0755 is
+// what mkdir makes under the usual umask, and what t.TempDir makes); the
+// file is mode 0600 in each. Sabotage: the old rule (no bit at all for
+// group or others) refuses 0755.
+func TestFolderOrdinaryModesAccepted(t *testing.T) {
+	base := t.TempDir()
+	for _, mode := range []os.FileMode{0o700, 0o755, 0o750, 0o711, 0o705} {
+		dir := filepath.Join(base, "m"+mode.String())
+		os.Mkdir(dir, 0o700)
+		if err := os.Chmod(dir, mode); err != nil {
+			t.Fatal(err)
+		}
+		p, err := (Folder{Dir: dir, MaxBytes: 100, Owns: owns}).Write("r-", ".txt", []byte("data"))
+		if err != nil {
+			t.Errorf("folder of mode %v: %v", mode, err)
+			continue
+		}
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("folder of mode %v: file %s: %v, want mode 0600", mode, p, err)
+		}
 	}
 }
 
