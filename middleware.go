@@ -70,8 +70,11 @@ import (
 // handler that stops reading early is drained so too: its own answer
 // arrives as it would without the middleware, also when it came from the
 // handler's own [http.MaxBytesReader] (an MCP SDK's MaxRequestBodyBytes),
-// whose limit net/http cannot see through the middleware's writer. On
-// HTTP/2 only the stream is refused.
+// whose limit net/http cannot see through the middleware's writer; a body
+// so drained to its end leaves the keep-alive connection as net/http would
+// (no read deadline, the next request's context live), one left unread
+// closes it, as net/http closes it after 256 KiB unread. On HTTP/2 only
+// the stream is refused.
 //
 // Nested, as a global Middleware around a mux and another on one route:
 // the inner one finds the body the outer one verified whole, and does not

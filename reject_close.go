@@ -103,10 +103,11 @@ func drainAfterRejection(w http.ResponseWriter, r *http.Request, timedOut, asked
 	deadline := rc.SetReadDeadline(start.Add(drainIdle)) == nil
 	var last atomic.Int64 // when bytes last came, in Unix nanoseconds
 	last.Store(start.UnixNano())
+	var ended bool // the body came to its end: read after done
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		discard(r.Body, start, func(now time.Time) {
+		ended = discard(r.Body, start, func(now time.Time) {
 			last.Store(now.UnixNano())
 			if deadline {
 				rc.SetReadDeadline(now.Add(min(drainIdle, drainMaxTime-now.Sub(start))))
@@ -114,10 +115,20 @@ func drainAfterRejection(w http.ResponseWriter, r *http.Request, timedOut, asked
 		})
 	}()
 	if deadline {
-		// Every read ends by the deadline: wait for the drain, then end
-		// net/http's own look for the body's end too.
+		// Every read ends by the deadline: wait for the drain, then leave
+		// the connection as net/http would. A body read to its end leaves
+		// it fit for the next request: no deadline, since net/http now
+		// reads ahead for that request in the background, and a deadline
+		// that ends that read cancels the connection's context, and with it
+		// every later request's on the connection (net/http sets the next
+		// deadline itself). A body left unread ends net/http's own look for
+		// its end at once: it then closes the connection.
 		<-done
-		rc.SetReadDeadline(time.Now())
+		if ended {
+			rc.SetReadDeadline(time.Time{})
+		} else {
+			rc.SetReadDeadline(time.Now())
+		}
 		return
 	}
 	// No read deadline reaches the connection: wait only while bytes come.
@@ -140,8 +151,11 @@ func drainAfterRejection(w http.ResponseWriter, r *http.Request, timedOut, asked
 
 // discard reads body until it ends, fails, or drainMaxBytes or
 // drainMaxTime since start are spent, calling got after each read that
-// brought bytes.
-func discard(body io.Reader, start time.Time, got func(time.Time)) {
+// brought bytes, and reports whether the body came to its end: io.EOF, or
+// net/http's ErrBodyReadAfterClose, which it returns once it has read the
+// body's end itself (net/http reads and closes a small unread body as the
+// answer's headers are written) or closed it after its own look for it.
+func discard(body io.Reader, start time.Time, got func(time.Time)) bool {
 	buf := drainBufs.Get().(*[drainBufSize]byte)
 	defer drainBufs.Put(buf)
 	for n := int64(0); n < drainMaxBytes && time.Since(start) < drainMaxTime; {
@@ -151,9 +165,10 @@ func discard(body io.Reader, start time.Time, got func(time.Time)) {
 			got(time.Now())
 		}
 		if err != nil {
-			return
+			return err == io.EOF || err == http.ErrBodyReadAfterClose
 		}
 	}
+	return false
 }
 
 // expectsContinue reports whether r asked for "100 Continue" before its
