@@ -100,10 +100,18 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // does: net/http gets 500 ms to end the body; then the Transport closes
 // the body itself, and the connection the request got (as
 // [httptrace.ClientTrace.GotConn] reports it) if a Read still waits in
-// net/http or the Close does not return within 500 ms: net/http's HTTP/2
-// client holds the connection's write lock while it answers the PINGs of
-// a peer that stopped reading, and such a connection must not be handed
-// to the next request. net/http's pool may still hand it out until it has
+// net/http or the Close does not return within 500 ms, and the connection
+// wrote nothing in those 500 ms: net/http's HTTP/2 client holds the
+// connection's write lock while it answers the PINGs of a peer that
+// stopped reading, and such a wedged connection must not be handed to the
+// next request. A connection whose writes still move is not wedged, however
+// long the lock is held: an upload on a slow link beside the body (an MCP
+// client's POST beside its event stream) writes one DATA frame of up to
+// 512 KiB under it, and a Close then waits for the lock as it would
+// without the Transport, looked at again every 500 ms; the base's
+// WriteByteTimeout ends writes that stop. Writes are seen on the
+// connections of [NewBaseTransport]'s dialer; on other connections the
+// wait alone decides. net/http's pool may still hand it out until it has
 // noticed the close; a request that fails on it never reached the peer,
 // and the Transport sends it again on another connection (up to 3 times),
 // whatever its method, if its body can be rewound (nil, [http.NoBody] or
@@ -117,8 +125,11 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // reads more than [DefaultFramingRatio] (32) socket bytes per body byte it
 // delivers, beyond [DefaultFramingSlack] (1 MiB) when made and per request,
 // fails every body and request on it with a [*limits.Error] of stage wire,
-// Field "framing". So a body costs at most 32 socket bytes per counted
-// byte, plus 2 MiB. CPU goes with frames rather than bytes: DATA frames of
+// Field "framing". What the server sends in answer to what the client
+// writes (the WINDOW_UPDATE frames that pace an upload, ACKs) is not
+// charged to a body: a connection may read one more byte per byte it
+// wrote, so uploads of any size pass. So a body costs at most 32 socket
+// bytes per counted byte, plus 2 MiB, plus what the client sent. CPU goes with frames rather than bytes: DATA frames of
 // 1 byte (10 socket bytes each, within the bound) cost the client about
 // 0.2-0.4 ms of CPU per KiB, up to about 1.5 s for a 4 MiB body, against
 // about 2.5 µs per KiB in 16 KiB frames (loopback, measured); padding

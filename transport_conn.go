@@ -29,11 +29,14 @@ const abortGrace = 500 * time.Millisecond
 // connWatch remembers the connection a request got, as
 // [httptrace.ClientTrace.GotConn] reports it, so that an abort that
 // net/http cannot complete can close it. On HTTP/2 the connection is
-// shared by other streams; it is closed only when it is wedged (a Read
+// shared by other streams; it is closed only when it is wedged: a Read
 // still waits in net/http abortGrace after the deadline, or a Close of the
-// body did not return within abortGrace), and then those streams are stuck
-// behind the same lock anyway. Closing it also keeps the pool from handing
-// it to the next request.
+// body did not return within abortGrace, and the connection wrote nothing
+// meanwhile (see moving); then those streams are stuck behind the same
+// lock anyway. Closing it also keeps the pool from handing it to the next
+// request. A connection whose writes still move is left open, and looked
+// at again every abortGrace: an upload beside the body (an MCP client's
+// POST beside its event stream) is never failed by our close.
 type connWatch struct {
 	mu      sync.Mutex
 	conn    net.Conn
@@ -77,6 +80,29 @@ func (w *connWatch) delivered(n int) {
 	if fc := w.framing.Load(); fc != nil && n > 0 {
 		fc.delivered(n)
 	}
+}
+
+// written returns the socket bytes written on the request's connection so
+// far, or -1 when it does not count them (a connection of a Base not made
+// by [NewBaseTransport]'s dialer).
+func (w *connWatch) written() int64 {
+	if fc := w.framing.Load(); fc != nil {
+		return fc.wrote.Load()
+	}
+	return -1
+}
+
+// moving reports whether the request's connection wrote bytes since mark
+// was taken (by written, or by the last call), and takes a new mark. A
+// connection whose writes move is not wedged, however long the write lock
+// a Read or Close waits for is held (an upload on a slow link writes one
+// DATA frame under it at a time); one that did not move for abortGrace
+// is. A connection that does not count its writes never moves: it is
+// judged by the wait alone. net/http's own write timeout (the base's
+// WriteByteTimeout) ends writes that stop.
+func (w *connWatch) moving(mark *atomic.Int64) bool {
+	n := w.written()
+	return n >= 0 && mark.Swap(n) != n
 }
 
 // closeConn closes the connection the request got, if any was reported,
@@ -127,6 +153,7 @@ type connBody struct {
 	timer   atomic.Pointer[time.Timer]
 	aborted atomic.Bool  // closed by the watch, not by its owner
 	reading atomic.Int32 // Reads in progress in net/http
+	mark    atomic.Int64 // the connection's bytes written when the deadline passed (see connWatch.moving)
 	closing atomic.Bool
 	done    sync.WaitGroup // held from guardBody until the first Close returned
 	err     error          // of the close; read after done
@@ -157,6 +184,7 @@ func (b *connBody) deadlinePassed() {
 	if b.closing.Load() || b.passed.Swap(true) {
 		return // closed already: nothing to abort
 	}
+	b.mark.Store(b.w.written())
 	t := time.AfterFunc(abortGrace, b.abort)
 	b.timer.Store(t)
 	if b.closing.Load() {
@@ -166,12 +194,13 @@ func (b *connBody) deadlinePassed() {
 
 // abort closes the body because its context is done and abortGrace has
 // passed. A Read still waiting in net/http then means the connection is
-// wedged (a healthy one ends a Read when the context does): it is closed
-// too, or the pool would hand it to the next request, which would wait
-// there for its whole HeaderTimeout.
+// wedged (a healthy one ends a Read when the context does), unless its
+// writes moved meanwhile: it is closed too, or the pool would hand it to
+// the next request, which would wait there for its whole HeaderTimeout.
+// The Close that follows is guarded the same way.
 func (b *connBody) abort() {
 	b.aborted.Store(true)
-	if b.reading.Load() > 0 {
+	if b.reading.Load() > 0 && !b.w.moving(&b.mark) {
 		b.w.closeConn()
 	}
 	b.Close()

@@ -17,7 +17,14 @@ import (
 // with no body at all. The connections of the base transport
 // [NewBaseTransport] returns count the bytes they read and fail once they
 // pass DefaultFramingRatio times the body bytes handed on from them plus
-// DefaultFramingSlack per connection and per request.
+// DefaultFramingSlack per connection and per request, plus one byte per
+// socket byte the connection wrote: what a server sends in answer to what
+// the client sends (the WINDOW_UPDATE frames that pace an upload, ACKs of
+// the client's PINGs and SETTINGS) is no overhead of a response body. So
+// an honest upload of any size passes (net/http's server answered a POST
+// with about 2 MiB of WINDOW_UPDATE frames per 300 MiB, which once failed
+// it), and what a server can make the client read besides bodies stays
+// bounded by what the client itself sent.
 const (
 	// DefaultFramingRatio is the most socket bytes a connection of the
 	// base transport may read per body byte it delivers (wire bytes, as
@@ -37,15 +44,43 @@ const (
 // framingConn is a connection of the base transport that counts the bytes
 // it reads and fails, for good, once they pass its allowance:
 // DefaultFramingSlack when it was made and per request it got (see
-// connWatch), plus DefaultFramingRatio per body byte read from it. Every
-// request and body on it then fails with the same *limits.Error (stage
-// wire, Field "framing").
+// connWatch), plus DefaultFramingRatio per body byte read from it, plus
+// the bytes written to it. Every request and body on it then fails with
+// the same *limits.Error (stage wire, Field "framing").
+//
+// It counts the bytes it writes as they go, in pieces of at most
+// writePiece bytes: the count is also the connection's progress, which
+// tells a connection whose writes are slow (an upload on a slow link, one
+// DATA frame at a time) from one that is wedged (see connWatch.moving).
 type framingConn struct {
 	net.Conn
 	read  atomic.Int64 // socket bytes read
+	wrote atomic.Int64 // socket bytes written
 	slack atomic.Int64 // granted when made and per request
 	body  atomic.Int64 // body bytes delivered from it
 	err   atomic.Pointer[limits.Error]
+}
+
+// writePiece is the most a framingConn hands the socket in one Write: a
+// TLS record's worth (16 KiB of data, with room for its header and tag),
+// so that a TLS connection, which writes a record at a time, writes as
+// before, and a large write (net/http's HTTP/2 client writes DATA frames
+// of up to 512 KiB on h2c) shows progress at every piece: at 2 Mbit/s,
+// every 66 ms.
+const writePiece = 16<<10 + 256
+
+// Write writes p in pieces of at most writePiece bytes, counting each.
+func (c *framingConn) Write(p []byte) (int, error) {
+	n := 0
+	for n < len(p) { // bounded: every round writes or returns
+		k, err := c.Conn.Write(p[n:min(len(p), n+writePiece)])
+		n += k
+		c.wrote.Add(int64(k))
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 func (c *framingConn) Read(p []byte) (int, error) {
@@ -65,7 +100,7 @@ func (c *framingConn) Read(p []byte) (int, error) {
 // allowed returns the socket bytes the connection may read so far.
 func (c *framingConn) allowed() int64 {
 	// body counts bytes actually read: far below MaxInt64/32.
-	return sat.Add(c.slack.Load(), c.body.Load()*DefaultFramingRatio)
+	return sat.Add(sat.Add(c.slack.Load(), c.body.Load()*DefaultFramingRatio), c.wrote.Load())
 }
 
 // grant adds a request's slack.

@@ -1,6 +1,7 @@
 package boundhttp
 
 import (
+	"math"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -24,12 +25,14 @@ import (
 type tripTimer struct {
 	slot   *timerSlot // the round trip's timer, until it goes back to the pool (see closed)
 	phase  atomic.Int32
-	limit  time.Duration // HeaderTimeout
-	cancel func()        // cancels the request
-	w      *connWatch    // the request's connection, closed by the Close guard
-	body   *body.Body    // expired by the body phase
-	guard  *connBody     // told by the body phase that its deadline passed
-	spare  *time.Timer   // guards a Close when the slot's timer could not
+	limit  time.Duration              // HeaderTimeout
+	cancel func()                     // cancels the request
+	w      *connWatch                 // the request's connection, closed by the Close guard
+	body   *body.Body                 // expired by the body phase
+	guard  *connBody                  // told by the body phase that its deadline passed
+	spare  atomic.Pointer[time.Timer] // guards a Close when the slot's timer could not
+	mark   atomic.Int64               // the connection's bytes written at the Close guard's last look (see connWatch.moving)
+	done   atomic.Bool                // the guarded Close returned: the guard's firings do nothing
 }
 
 // timerSlot is a trip timer's time.Timer with its callback bound to the
@@ -43,7 +46,7 @@ type timerSlot struct {
 	fake bool                      // made in a testing/synctest bubble: never pooled
 }
 
-func (s *timerSlot) fire() { s.h.Load().fire() }
+func (s *timerSlot) fire() { s.h.Load().fire(s) }
 
 // timerSlots holds the slots of round trips that ended with their timer
 // stopped before it fired. Only timers on the real clock are pooled, and
@@ -86,8 +89,8 @@ func (t *Transport) startTripTimer(h *tripTimer, cancel func(), w *connWatch) *t
 	return h
 }
 
-// fire runs the deadline of the phase the timer was armed for.
-func (h *tripTimer) fire() {
+// fire runs the deadline of the phase s's timer was armed for.
+func (h *tripTimer) fire(s *timerSlot) {
 	switch h.phase.Load() {
 	case phaseHeaders:
 		h.cancel()
@@ -95,7 +98,26 @@ func (h *tripTimer) fire() {
 		h.body.Expire()
 		h.guard.deadlinePassed()
 	case phaseClose:
+		if h.wedged() {
+			h.w.closeConn()
+		} else if !h.done.Load() {
+			s.t.Reset(abortGrace) // closed stops it, or it fires to no effect
+		}
+	}
+}
+
+// wedged reports whether the Close the guard watches is still waiting and
+// the connection wrote nothing since the guard's last look.
+func (h *tripTimer) wedged() bool {
+	return !h.done.Load() && !h.w.moving(&h.mark)
+}
+
+// spareFired is the spare guard's firing: fire's phaseClose.
+func (h *tripTimer) spareFired() {
+	if h.wedged() {
 		h.w.closeConn()
+	} else if !h.done.Load() {
+		h.spare.Load().Reset(abortGrace)
 	}
 }
 
@@ -150,16 +172,20 @@ func (h *tripTimer) Stop() {
 }
 
 // guardClose arms the timer to close the connection if the Close it guards
-// has not returned within d; closed disarms it. It is called at most once
-// (by the first Close of the body).
+// has not returned within d and the connection's writes did not move
+// meanwhile; while they move, it looks again every abortGrace. closed
+// disarms it. It is called at most once (by the first Close of the body).
 func (h *tripTimer) guardClose(d time.Duration) {
+	h.mark.Store(h.w.written())
 	if h.phase.CompareAndSwap(phaseIdle, phaseClose) {
 		h.slot.t.Reset(d)
 		return
 	}
 	// The timer fired, or is armed for the body or being stopped: a timer
-	// of its own.
-	h.spare = time.AfterFunc(d, h.w.closeConn)
+	// of its own, stored before it can fire.
+	t := time.AfterFunc(math.MaxInt64, h.spareFired)
+	h.spare.Store(t)
+	t.Reset(d)
 }
 
 // closed disarms the timer guardClose armed. The round trip's timer is
@@ -169,8 +195,9 @@ func (h *tripTimer) guardClose(d time.Duration) {
 // must stay this one.) Nothing of the round trip's touches the timer after
 // closed: its phase stays phaseClose, which every other use checks first.
 func (h *tripTimer) closed() {
-	if h.spare != nil {
-		h.spare.Stop()
+	h.done.Store(true)
+	if t := h.spare.Load(); t != nil {
+		t.Stop()
 		return
 	}
 	if s := h.slot; s.t.Stop() && !s.fake {
