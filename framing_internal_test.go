@@ -3,7 +3,9 @@ package boundhttp
 import (
 	"errors"
 	"net"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/boundhttp/boundhttp/limits"
 )
@@ -23,13 +25,12 @@ func (endlessConn) Read(p []byte) (int, error)  { return len(p), nil }
 // failed after about 300 MiB with "framing: observed 2100300 > limit
 // 2097152", every other request on the connection with it. A connection
 // may now read, besides its slack and DefaultFramingRatio per body byte,
-// one byte per byte it wrote: exactly that passes, one more fails. The
-// writes are counted in pieces of at most writePiece bytes.
+// one byte per byte it wrote: exactly that passes, one more fails.
 // Sabotage: leaving the written bytes out of allowed fails the 64 MiB row
 // (and the honest 320 MiB upload of internal/honest).
 func TestFramingBoundCreditsWhatTheClientWrote(t *testing.T) {
 	t.Parallel()
-	for _, written := range []int64{0, 1, writePiece - 1, writePiece, writePiece + 1, 3 << 20, 64 << 20} {
+	for _, written := range []int64{0, 1, 16<<10 - 1, 16 << 10, 16<<10 + 1, 3 << 20, 64 << 20} {
 		fc := &framingConn{Conn: endlessConn{}}
 		fc.grant()
 		buf := make([]byte, 512<<10) // a DATA frame's worth, written as one
@@ -61,46 +62,77 @@ func TestFramingBoundCreditsWhatTheClientWrote(t *testing.T) {
 	}
 }
 
-// pieceConn records the size of each write it gets.
-type pieceConn struct {
-	endlessConn
-	sizes []int
-}
-
-func (c *pieceConn) Write(p []byte) (int, error) {
-	c.sizes = append(c.sizes, len(p))
-	return len(p), nil
-}
-
-// TestFramingConnWritesInPieces: a write larger than writePiece reaches
-// the socket in pieces of writePiece (so that its progress shows, see
-// connWatch.moving); a TLS record (16 KiB of data and its overhead) goes
-// whole. Sabotage: writing p whole fails it.
-func TestFramingConnWritesInPieces(t *testing.T) {
+// TestProgressMovesWhileOneWriteWaits: a connection's progress, which
+// tells a slow connection from a wedged one, moves while a single large
+// Write waits on a slow peer (the bytes the peer acknowledged, on Linux),
+// and, when the peer stops reading, moves no further than its buffers. Sabotage: counting only the
+// Writes that returned leaves it still during the Write.
+func TestProgressMovesWhileOneWriteWaits(t *testing.T) {
+	if _, ok := acked(nil); !ok && runtime.GOOS != "linux" {
+		t.Skip("the system does not tell the bytes acknowledged")
+	}
 	t.Parallel()
-	for _, tt := range []struct {
-		size int
-		want []int
-	}{
-		{0, nil},
-		{16<<10 + 22, []int{16<<10 + 22}},
-		{writePiece, []int{writePiece}},
-		{2*writePiece + 1, []int{writePiece, writePiece, 1}},
-	} {
-		pc := &pieceConn{}
-		fc := &framingConn{Conn: pc}
-		if n, err := fc.Write(make([]byte, tt.size)); n != tt.size || err != nil {
-			t.Fatalf("write of %d: %d, %v", tt.size, n, err)
-		}
-		if len(pc.sizes) != len(tt.want) {
-			t.Errorf("write of %d: pieces %v, want %v", tt.size, pc.sizes, tt.want)
-			continue
-		}
-		for i := range tt.want {
-			if pc.sizes[i] != tt.want[i] {
-				t.Errorf("write of %d: pieces %v, want %v", tt.size, pc.sizes, tt.want)
-				break
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := smallSendBuffer.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	peer, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	peer.(*net.TCPConn).SetReadBuffer(256 << 10)
+	fc := &framingConn{Conn: c}
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := fc.Write(make([]byte, 16<<20)) // one Write, as net/http writes a DATA frame
+		wrote <- err
+	}()
+	reading := make(chan struct{})
+	stop := make(chan struct{})
+	go func() {
+		buf := make([]byte, 16<<10)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				close(reading)
+				return
+			default:
 			}
+			if _, err := peer.Read(buf); err != nil {
+				close(reading)
+				return
+			}
+			time.Sleep(10 * time.Millisecond) // a slow peer, about 1.6 MB/s: the workload's pace
 		}
+	}()
+	var last int64
+	for i := range 5 { // five looks, each after the peer read more
+		time.Sleep(200 * time.Millisecond)
+		p := fc.progress()
+		if p <= last {
+			t.Fatalf("look %d: progress %d, not past %d, while the peer reads", i, p, last)
+		}
+		last = p
+		select {
+		case err := <-wrote:
+			t.Fatalf("the 16 MiB Write returned (%v) before the looks: the test proves nothing", err)
+		default:
+		}
+	}
+	close(stop)
+	<-reading
+	// The peer's kernel takes bytes until its receive buffer (256 KiB,
+	// which Linux doubles) is full; then nothing more moves.
+	at := fc.progress()
+	time.Sleep(time.Second)
+	if p := fc.progress(); p-at > 1<<20 {
+		t.Errorf("progress moved by %d with the peer not reading, more than its buffers hold", p-at)
 	}
 }

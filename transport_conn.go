@@ -82,19 +82,19 @@ func (w *connWatch) delivered(n int) {
 	}
 }
 
-// written returns the socket bytes written on the request's connection so
-// far, or -1 when it does not count them (a connection of a Base not made
-// by [NewBaseTransport]'s dialer).
+// written returns how far the writes of the request's connection have come
+// (see framingConn.progress), or -1 when it does not count them (a
+// connection of a Base not made by [NewBaseTransport]'s dialer).
 func (w *connWatch) written() int64 {
 	if fc := w.framing.Load(); fc != nil {
-		return fc.wrote.Load()
+		return fc.progress()
 	}
 	return -1
 }
 
-// moving reports whether the request's connection wrote bytes since mark
-// was taken (by written, or by the last call), and takes a new mark. A
-// connection whose writes move is not wedged, however long the write lock
+// moving reports whether the request's connection's writes moved since
+// mark was taken (by written, or by the last call), and takes a new mark.
+// A connection whose writes move is not wedged, however long the write lock
 // a Read or Close waits for is held (an upload on a slow link writes one
 // DATA frame under it at a time); one that did not move for abortGrace
 // is. A connection that does not count its writes never moves: it is

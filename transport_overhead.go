@@ -47,11 +47,6 @@ const (
 // connWatch), plus DefaultFramingRatio per body byte read from it, plus
 // the bytes written to it. Every request and body on it then fails with
 // the same *limits.Error (stage wire, Field "framing").
-//
-// It counts the bytes it writes as they go, in pieces of at most
-// writePiece bytes: the count is also the connection's progress, which
-// tells a connection whose writes are slow (an upload on a slow link, one
-// DATA frame at a time) from one that is wedged (see connWatch.moving).
 type framingConn struct {
 	net.Conn
 	read  atomic.Int64 // socket bytes read
@@ -59,28 +54,6 @@ type framingConn struct {
 	slack atomic.Int64 // granted when made and per request
 	body  atomic.Int64 // body bytes delivered from it
 	err   atomic.Pointer[limits.Error]
-}
-
-// writePiece is the most a framingConn hands the socket in one Write: a
-// TLS record's worth (16 KiB of data, with room for its header and tag),
-// so that a TLS connection, which writes a record at a time, writes as
-// before, and a large write (net/http's HTTP/2 client writes DATA frames
-// of up to 512 KiB on h2c) shows progress at every piece: at 2 Mbit/s,
-// every 66 ms.
-const writePiece = 16<<10 + 256
-
-// Write writes p in pieces of at most writePiece bytes, counting each.
-func (c *framingConn) Write(p []byte) (int, error) {
-	n := 0
-	for n < len(p) { // bounded: every round writes or returns
-		k, err := c.Conn.Write(p[n:min(len(p), n+writePiece)])
-		n += k
-		c.wrote.Add(int64(k))
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 func (c *framingConn) Read(p []byte) (int, error) {
@@ -95,6 +68,26 @@ func (c *framingConn) Read(p []byte) (int, error) {
 		return 0, c.err.Load()
 	}
 	return n, err
+}
+
+// Write writes p, counting the bytes written.
+func (c *framingConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.wrote.Add(int64(n))
+	return n, err
+}
+
+// progress returns how far the connection's writes have come: the bytes
+// the peer acknowledged, where the system tells (Linux: TCP_INFO), which
+// move as the peer reads even while one large Write waits (an HTTP/2 DATA
+// frame of 512 KiB on a slow link); else the bytes of the Writes that
+// returned. It tells a connection whose writes are slow from one that is
+// wedged (see connWatch.moving).
+func (c *framingConn) progress() int64 {
+	if n, ok := acked(c.Conn); ok {
+		return n
+	}
+	return c.wrote.Load()
 }
 
 // allowed returns the socket bytes the connection may read so far.
