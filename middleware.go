@@ -225,12 +225,16 @@ type MiddlewareConfig struct {
 	MaxResponseBytes int64
 
 	// InFlight is the process-wide budget every request body is
-	// charged to, with the Transports and Readers that share it: decoder
-	// state before it is allocated, and in whole-body mode the buffered
-	// body, held until the handler returns or takes it with [ReadBody]
-	// (the bytes are then the handler's, uncharged; see [limits.InFlight] and
-	// [decoding.WithInFlight]). A body that finds no room is answered 503
-	// with Retry-After and the problem document of stage inflight; the
+	// charged to, with the Transports and Readers that share it, from the
+	// body's first byte (headers alone hold nothing): decoder state before
+	// it is allocated, and in whole-body mode the buffered body, held until
+	// the handler returns or takes it with [ReadBody] (the bytes are then
+	// the handler's, uncharged; see [limits.InFlight] and
+	// [decoding.WithInFlight]). A client (its connection, and its address)
+	// holds at most a quarter of it while others need room (see
+	// [limits.NewInFlightShare]). A body that finds no room is answered 503
+	// with a Retry-After of when room is expected to free, and the problem
+	// document of stage inflight; the
 	// handler is not called (in streaming mode it reads the error, as for
 	// any breach). Not charged: net/http's own per-connection memory (about
 	// 16 KiB measured: read and write buffers, request and connection
@@ -441,7 +445,7 @@ func (m *middleware) answer(w http.ResponseWriter, r *http.Request, e *limits.Er
 	if e.Stage == limits.StageEncoding {
 		w.Header().Set("Accept-Encoding", m.acceptEncoding)
 	}
-	inflightHeaders(w, e)
+	inflightHeaders(w, e, m.body.Decoder.Pool())
 	// The rest of the body is drained within a bound after the answer, and
 	// the connection closes, so that the answer arrives whatever wraps w.
 	closeAfterRejection(w, r)

@@ -184,6 +184,7 @@ func (x *exchange) admit(b *limits.Budget) *limits.Error {
 	}
 	src.JSON = x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type")))
 	src.Ctx, src.InFlightWait, src.RC = x.r.Context(), x.m.cfg.InFlightWait, &x.rc
+	src.Peers = clientPeers(x.r.RemoteAddr)
 	// The codings of every Content-Encoding line (net/http keeps keys canonical).
 	if ce := x.r.Header["Content-Encoding"]; len(ce) > 0 {
 		return x.decode(ce)

@@ -236,7 +236,8 @@ type Transport struct {
 	// InFlight is the process-wide budget every response body is
 	// charged to, with the Middlewares and Readers that share it: decoder
 	// state before it is allocated, and in whole-body mode the body, held
-	// from its first byte until the caller closes the returned Body or
+	// from its first byte (headers alone hold nothing) until the caller
+	// closes the returned Body or
 	// takes it with [ReadBody] (the bytes are then the caller's, uncharged;
 	// see [limits.InFlight] and [decoding.WithInFlight]). A body that finds
 	// no room waits until the request's context is done (or Budget.Timeout
@@ -246,6 +247,8 @@ type Transport struct {
 	// fit fails at once, stage inflight whatever the clocks say. Close every Body, or its charge is never given back. A caller
 	// that holds one body while it fetches another through the same
 	// InFlight should give that fetch a deadline (see [limits.InFlight]).
+	// One host holds at most a quarter of it while other hosts need room
+	// (see [limits.NewInFlightShare]).
 	// Nil means [DefaultClientInFlight], one budget of [DefaultInFlightBytes]
 	// shared by every Transport that sets none (and names none in
 	// DecodeOptions).
@@ -324,7 +327,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = guardBody(&tr.guard, req.Context(), ctx, resp.Body, conn, timer)
 	src := body.Source{Budget: b, Mode: t.mode(req, resp), Ctx: ctx, InFlightWait: -1, Cancel: cancel,
-		Timer: timer.lend(rb, &tr.guard)}
+		Timer: timer.lend(rb, &tr.guard), Peers: [2]string{req.URL.Host}}
 	if src.Budget.Timeout == 0 && src.Mode != body.Stream {
 		src.Budget.Timeout = time.Duration(bodyTimeoutDefault.Load()) // see DefaultBodyTimeout
 	}

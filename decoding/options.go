@@ -33,10 +33,11 @@ func WithRequireChecksum() Option { return Option(decoder.WithRequireChecksum())
 
 // WithInFlight charges the body to the process-wide budget f (nil: none):
 // the state of each decoder before it is allocated, and, in [ReadAll] and
-// [Reader.ReadAll], the buffered body. What a decoder is charged:
+// [Reader.ReadAll], the buffered body. Nothing is charged before the
+// body's first byte. What a decoder is charged:
 //
 //   - gzip, deflate: 64 KiB per layer (the 32 KiB window, the Huffman
-//     tables and the 4 KiB input buffer), when the decoder starts.
+//     tables and the 4 KiB input buffer), when its first byte came.
 //   - zstd: 640 KiB (block and literal buffers and tables) plus the window
 //     the frame header declares, per layer, when the header has been read
 //     and before the decoder sees it (the largest window of the layer's

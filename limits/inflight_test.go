@@ -22,7 +22,8 @@ func TestNewInFlightPanics(t *testing.T) {
 
 // TestInFlightExportsNoPlumbing: the accounting core is embedded in
 // InFlight, and every exported method of it would be promoted into the
-// public API. Users see the capacity and the gauges, nothing that reserves.
+// public API. Users see the capacity, the share of a peer and the gauges,
+// nothing that reserves.
 func TestInFlightExportsNoPlumbing(t *testing.T) {
 	t.Parallel()
 	rt := reflect.TypeFor[*InFlight]()
@@ -30,7 +31,7 @@ func TestInFlightExportsNoPlumbing(t *testing.T) {
 	for i := range rt.NumMethod() {
 		got = append(got, rt.Method(i).Name)
 	}
-	if want := []string{"Cap", "InUse", "Peak"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"Cap", "InUse", "Peak", "Share"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("(*InFlight) methods = %v, want %v", got, want)
 	}
 }

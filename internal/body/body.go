@@ -98,9 +98,13 @@ type Source struct {
 	// Ctx is the request's context: the in-flight wait ends with it, and
 	// on the server it tells a client that is gone.
 	Ctx context.Context
-	// InFlightWait bounds the first in-flight reservation's wait: < 0 until
-	// Ctx is done, 0 no wait.
+	// InFlightWait bounds each in-flight reservation's wait: < 0 until Ctx
+	// is done, 0 no wait.
 	InFlightWait time.Duration
+	// Peers names the peers the in-flight charges count against (see
+	// decoder.Reader.SetPeers): on the server the client's connection and
+	// address, on the client the host.
+	Peers [2]string
 
 	// Cancel, on the client, ends a blocked read of the connection (it
 	// cancels the request's context); the timer and Close call it.
@@ -253,8 +257,11 @@ func (b *Body) openDecoder() *limits.Error {
 	if b.src.SizeHint > 0 {
 		d.SetSizeHint(b.src.SizeHint)
 	}
-	if b.cfg.Decoder.Charges() && b.src.InFlightWait != 0 {
-		d.SetInFlightWait(b.src.Ctx, b.src.InFlightWait)
+	if b.cfg.Decoder.Charges() {
+		d.SetPeers(b.src.Peers)
+		if b.src.InFlightWait != 0 {
+			d.SetInFlightWait(b.src.Ctx, b.src.InFlightWait)
+		}
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func (b *Body) readExact() error {
 	var u limits.Usage
 	var err error
 	b.chunks, u, err = decoder.ReadExact(&decoder.Exact{Src: b.src.Body, Length: b.src.SizeHint,
-		Config: b.cfg.Decoder, Ctx: b.src.Ctx, Wait: b.src.InFlightWait})
+		Config: b.cfg.Decoder, Ctx: b.src.Ctx, Wait: b.src.InFlightWait, Peers: b.src.Peers})
 	b.size = u.DecodedBytes // the bytes read, each one decoded byte; the body's size if it ended well
 	return err
 }

@@ -19,16 +19,10 @@ func newCodec(l *layer, d *Reader) (codec, error) {
 		l.ident = identity{src}
 		return &l.ident, nil
 	case "gzip":
-		if err := d.chargeDecoder(FlateState, name, false); err != nil {
-			return nil, err
-		}
-		l.gz = gzipCodec{src: src, maxMembers: d.cfg.maxMembers}
+		l.gz = gzipCodec{d: d, src: src, maxMembers: d.cfg.maxMembers}
 		return &l.gz, nil
 	case "deflate":
-		if err := d.chargeDecoder(FlateState, name, false); err != nil {
-			return nil, err
-		}
-		return newZlib(src), nil
+		return newZlib(src, d), nil
 	case "br":
 		return newBrotli(src, d), nil
 	case "zstd":

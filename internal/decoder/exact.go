@@ -25,6 +25,9 @@ type Exact struct {
 	// [Reader.SetInFlightWait] does.
 	Ctx  context.Context
 	Wait time.Duration
+	// Peers names the peers the charge counts against (see
+	// [Reader.SetPeers]).
+	Peers [2]string
 }
 
 // Fits reports whether a body of n declared bytes with no coding may be
@@ -43,19 +46,31 @@ var errLonger = errors.New("decoding: body longer than its declared length")
 // ReadExact reads e's body to its end into one pooled chunk: what
 // [Reader.ReadAllChunks] does for such a body, with the same errors, but
 // with no decoder and no per-Read checks (there is nothing to decode, and
-// the length is within the budget). The chunk's capacity is charged to the
-// in-flight budget before a byte is read, as a whole body's first chunk
-// is. A body read to its end hands the charge over with the chunks (their
-// Release gives it back); on failure, or a panic in the source, ReadExact
-// gives it back itself and returns no chunk. Usage counts the bytes read
-// off the source. The caller bounds the time (a read deadline on the
-// connection).
+// the length is within the budget). The chunk is taken, and its capacity
+// charged to the in-flight budget, once the first byte came: before it the
+// body holds nothing. A body read to its end hands the charge over with
+// the chunks (their Release gives it back); on failure, or a panic in the
+// source, ReadExact gives it back itself and returns no chunk. Usage counts
+// the bytes read off the source. The caller bounds the time (a read
+// deadline on the connection).
 func ReadExact(e *Exact) (chunks chunk.List, u limits.Usage, err error) {
+	probe := probePool.Get().(*[chunk.MinSize]byte) // on the stack it would escape through the source's Read
+	defer probePool.Put(probe)
+	first := probe[:1]
+	m, err := fill(e.Src, first, 0)
+	if m == 0 {
+		if err == io.EOF {
+			return chunk.List{}, u, nil // a source that ended without a byte or an error, as Read takes it
+		}
+		return chunk.List{}, u, err
+	}
 	h := inflight.NewHold(e.Config.pool)
+	h.SetPeers(peerSlots(e.Peers))
 	ctx := e.Ctx
 	if e.Wait == 0 {
 		ctx = nil
 	}
+	u = limits.Usage{WireBytes: 1, DecodedBytes: 1}
 	if err := reserveFirst(&h, ctx, e.Wait, chunk.Cap(e.Length)); err != nil {
 		if b := inflightError(err, "identity", false); b != nil {
 			return chunk.List{}, u, b
@@ -67,7 +82,10 @@ func ReadExact(e *Exact) (chunks chunk.List, u limits.Usage, err error) {
 	// decoder's are).
 	defer h.Release()
 	buf := chunks.Next(e.Length)
-	m, err := readExact(e.Src, buf)
+	buf[0] = first[0]
+	if err == nil {
+		m, err = readExact(e.Src, buf, 1)
+	} // else the source ended (io.EOF) or failed at its first byte
 	u = limits.Usage{WireBytes: int64(m), DecodedBytes: int64(m)}
 	if err != io.EOF {
 		chunks.Release()
@@ -78,10 +96,12 @@ func ReadExact(e *Exact) (chunks chunk.List, u limits.Usage, err error) {
 	return chunks, u, nil
 }
 
-// readExact fills buf from src and reads on to the end, which it reports
-// as io.EOF. A source that returns more than len(buf) bytes fails.
-func readExact(src io.Reader, buf []byte) (int, error) {
-	n, err := fill(src, buf, 0)
+// readExact fills buf from src, its first have bytes already read, and
+// reads on to the end, which it reports as io.EOF; it returns the bytes in
+// buf. A source that returns more than len(buf) bytes fails.
+func readExact(src io.Reader, buf []byte, have int) (int, error) {
+	n, err := fill(src, buf[have:], have)
+	n += have
 	if err != nil {
 		return n, err // io.EOF included
 	}

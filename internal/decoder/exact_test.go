@@ -254,7 +254,11 @@ func TestReadExactTellsEverySourceApart(t *testing.T) {
 				if o.err != nil || !bytes.Equal(o.data, data[:tt.want]) {
 					t.Fatalf("ReadExact = %d bytes, %v; want the first %d bytes of the body", len(o.data), o.err, tt.want)
 				}
-				if want := chunk.Cap(exactLen); o.held != want {
+				want := chunk.Cap(exactLen)
+				if tt.read == 0 {
+					want = 0 // no byte came: no chunk was taken
+				}
+				if o.held != want {
 					t.Errorf("InUse() = %d while the chunks are held, want %d", o.held, want)
 				}
 				return
@@ -344,23 +348,30 @@ func TestReadExactAgreesWithDecoder(t *testing.T) {
 // chargeSpy is a source that records the in-flight budget's InUse at
 // its first Read.
 type chargeSpy struct {
-	r     io.Reader
-	f     *limits.InFlight
-	first int64 // -1 until the first Read
+	r      io.Reader
+	f      *limits.InFlight
+	reads  int
+	first  int64 // at the first Read
+	second int64 // at the second Read, -1 until it came
 }
 
 func (s *chargeSpy) Read(p []byte) (int, error) {
-	if s.first < 0 {
+	switch s.reads++; s.reads {
+	case 1:
 		s.first = s.f.InUse()
+	case 2:
+		s.second = s.f.InUse()
 	}
 	return s.r.Read(p)
 }
 
-// TestReadExactChargesChunkBeforeFirstRead pins the in-flight charge of an
-// exact body: the capacity of the one chunk it is read into is held before
-// the source's first Read (never the bytes as they come), rides with the
-// chunks until they are released, and is given back on every failure.
-func TestReadExactChargesChunkBeforeFirstRead(t *testing.T) {
+// TestReadExactChargesChunkAtFirstByte pins the in-flight charge of an
+// exact body: nothing before its first byte came (a peer that sends
+// headers alone holds nothing), then the capacity of the one chunk it is
+// read into (never the bytes as they come), which rides with the chunks
+// until they are released, and is given back on every failure. Sabotage:
+// reserving before the first Read, as it once did, fails every row.
+func TestReadExactChargesChunkAtFirstByte(t *testing.T) {
 	t.Parallel()
 	data := text(chunk.MaxSize + 1)
 	for _, tt := range []struct {
@@ -385,11 +396,14 @@ func TestReadExactChargesChunkBeforeFirstRead(t *testing.T) {
 			}, false},
 		} {
 			f := limits.NewInFlight(1 << 20)
-			spy := &chargeSpy{r: tail.src(), f: f, first: -1}
+			spy := &chargeSpy{r: tail.src(), f: f, second: -1}
 			chunks, _, err := ReadExact(&Exact{Src: spy, Length: tt.length, Config: exactConfig(t, f)})
 			name := fmt.Sprintf("%d bytes, %s", tt.length, tail.name)
-			if spy.first != tt.charge {
-				t.Errorf("%s: InUse() = %d at the first Read, want %d (the chunk's capacity)", name, spy.first, tt.charge)
+			if spy.first != 0 {
+				t.Errorf("%s: InUse() = %d at the first Read, before any byte, want 0", name, spy.first)
+			}
+			if wantSecond := tt.charge; spy.second != wantSecond && !(tt.length == 1 && tail.name != "whole" && tail.name != "longer") {
+				t.Errorf("%s: InUse() = %d at the second Read, after the first byte, want %d (the chunk's capacity)", name, spy.second, wantSecond)
 			}
 			if (err == nil) != tail.ok {
 				t.Fatalf("%s: ReadExact = %v", name, err)
@@ -402,19 +416,23 @@ func TestReadExactChargesChunkBeforeFirstRead(t *testing.T) {
 				t.Errorf("%s: InUse() = %d once ReadExact returned, want %d", name, got, held)
 			}
 			chunks.Release()
-			if got := f.InUse(); got != 0 || f.Peak() != tt.charge {
-				t.Errorf("%s: InUse() = %d, Peak() = %d after Release, want 0, %d", name, got, f.Peak(), tt.charge)
+			peak := tt.charge
+			if tt.length == 1 && tail.name != "whole" && tail.name != "longer" {
+				peak = 0 // no byte came: nothing was taken
+			}
+			if got := f.InUse(); got != 0 || f.Peak() != peak {
+				t.Errorf("%s: InUse() = %d, Peak() = %d after Release, want 0, %d", name, got, f.Peak(), peak)
 			}
 		}
 	}
 }
 
 // TestReadExactNoRoomFailsAsDecoderDoes: a body that finds no room in the
-// in-flight budget (Wait 0) is refused before a byte is read, with the
-// breach the decoder gives for the same body (stage inflight, the
-// capacity as Limit, the chunk's capacity as Observed, encoding
-// "identity", never declared: the length was within the budget),
-// matching limits.ErrBusy; it holds nothing. Where the budget has room
+// in-flight budget (Wait 0) at its first byte is refused, with the breach
+// the decoder gives for the same body (stage inflight, the capacity as
+// Limit, the chunk's capacity as Observed, encoding "identity", never
+// declared: the length was within the budget), matching limits.ErrBusy,
+// having read that one byte; it holds nothing. Where the budget has room
 // for more than the chunk, the decoder's first reservation also takes the
 // body's bound (see startBody) and reports that as Observed; ReadExact
 // reserves, and reports, the chunk alone.
@@ -442,7 +460,7 @@ func TestReadExactNoRoomFailsAsDecoderDoes(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := exactConfig(t, f)
-		spy := &chargeSpy{r: bytes.NewReader(data[:tt.length]), f: f, first: -1}
+		spy := &chargeSpy{r: bytes.NewReader(data[:tt.length]), f: f}
 		got := readExactly(Exact{Src: spy, Length: tt.length, Config: cfg}, f)
 		want := readDecoded(bytes.NewReader(data[:tt.length]), tt.length, limits.Budget{}.WithDefaults(), cfg, f)
 		var e *limits.Error
@@ -453,8 +471,8 @@ func TestReadExactNoRoomFailsAsDecoderDoes(t *testing.T) {
 		if d := breachDiff(got.err, want.err); d != "" && tt.same {
 			t.Errorf("%s: ReadExact and the decoder disagree: %s", tt.name, d)
 		}
-		if spy.first >= 0 || got.usage != (limits.Usage{}) || got.data != nil {
-			t.Errorf("%s: the source was read (%v), Usage %+v, %d bytes, want nothing read nor handed out", tt.name, spy.first >= 0, got.usage, len(got.data))
+		if spy.reads != 1 || got.usage != (limits.Usage{WireBytes: 1, DecodedBytes: 1}) || got.data != nil {
+			t.Errorf("%s: the source was read %d times, Usage %+v, %d bytes, want its first byte read and nothing handed out", tt.name, spy.reads, got.usage, len(got.data))
 		}
 		if got.held != tt.others {
 			t.Errorf("%s: InUse() = %d after the refusal, want %d (the other body's)", tt.name, got.held, tt.others)
@@ -466,7 +484,8 @@ func TestReadExactNoRoomFailsAsDecoderDoes(t *testing.T) {
 // TestReadExactWaitEndedByContext: a body that waits for room (Wait < 0:
 // until its context ends; Wait > 0: at most that long) and does not get
 // it fails with stage inflight wrapping the context's error, as the
-// decoder's SetInFlightWait does, having read nothing and holding nothing;
+// decoder's SetInFlightWait does, having read its first byte alone and
+// holding nothing;
 // one whose room comes while it waits reads its body.
 func TestReadExactWaitEndedByContext(t *testing.T) {
 	t.Parallel()
@@ -488,7 +507,7 @@ func TestReadExactWaitEndedByContext(t *testing.T) {
 		{"context cancelled", cancelled, -1, context.Canceled},
 		{"wait elapsed", context.Background(), 1, context.DeadlineExceeded},
 	} {
-		spy := &chargeSpy{r: bytes.NewReader(data), f: f, first: -1}
+		spy := &chargeSpy{r: bytes.NewReader(data), f: f}
 		got := readExactly(Exact{Src: spy, Length: 4096, Config: cfg, Ctx: tt.ctx, Wait: tt.wait}, f)
 		var e *limits.Error
 		if !errors.As(got.err, &e) || e.Stage != limits.StageInFlight || !errors.Is(got.err, tt.want) {
@@ -502,13 +521,13 @@ func TestReadExactWaitEndedByContext(t *testing.T) {
 		if diff := breachDiff(got.err, derr); diff != "" {
 			t.Errorf("%s: ReadExact and the decoder disagree: %s", tt.name, diff)
 		}
-		if spy.first >= 0 || got.held != 1 {
-			t.Errorf("%s: source read %v, InUse() = %d; want unread, 1 (the other body's)", tt.name, spy.first >= 0, got.held)
+		if spy.reads != 1 || got.held != 1 {
+			t.Errorf("%s: source read %d times, InUse() = %d; want once, 1 (the other body's)", tt.name, spy.reads, got.held)
 		}
 	}
 	// Room comes while it waits: the other body's release wakes it.
 	waiting := make(chan struct{})
-	spy := &chargeSpy{r: bytes.NewReader(data), f: f, first: -1}
+	spy := &chargeSpy{r: bytes.NewReader(data), f: f}
 	done := make(chan exactOutcome, 1)
 	ctx := &doneWatch{Context: context.Background(), asked: waiting}
 	go func() { done <- readExactly(Exact{Src: spy, Length: 4096, Config: cfg, Ctx: ctx, Wait: -1}, f) }()

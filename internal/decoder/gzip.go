@@ -18,6 +18,7 @@ var (
 var gzipPool sync.Pool // of *gzip.Reader
 
 type gzipCodec struct {
+	d          *Reader
 	src        io.Reader
 	br         *bufio.Reader
 	zr         *gzip.Reader
@@ -31,7 +32,20 @@ func (g *gzipCodec) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	if g.zr == nil {
-		g.br = getBuf(g.src)
+		if g.br == nil {
+			g.br = getBuf(g.src)
+		}
+		// The decoder's state is taken, and charged, at the body's first
+		// byte: a peer that sends headers alone holds none.
+		if _, err := g.br.Peek(1); err != nil {
+			if err == io.EOF {
+				g.done = true // no bytes at all: an empty body
+			}
+			return 0, err
+		}
+		if err := g.d.chargeDecoder(FlateState, "gzip", false); err != nil {
+			return 0, err
+		}
 		g.zr, _ = gzipPool.Get().(*gzip.Reader)
 		if g.zr == nil {
 			g.zr = new(gzip.Reader)

@@ -38,6 +38,25 @@ func (d *Reader) SetInFlightWait(ctx context.Context, max time.Duration) {
 	}
 }
 
+// SetPeers names the peers the body's charges count against (see
+// inflight.Peers): on the server the client's connection and address, on
+// the client the host; empty keys name none. Call it before the first
+// Read.
+func (d *Reader) SetPeers(keys [2]string) {
+	d.fl.hold.SetPeers(peerSlots(keys))
+}
+
+// peerSlots returns the slots of the peers named by keys.
+func peerSlots(keys [2]string) inflight.Peers {
+	var p inflight.Peers
+	for i, k := range keys {
+		if k != "" {
+			p[i] = inflight.PeerSlot(k)
+		}
+	}
+	return p
+}
+
 // inflightState is what a Reader holds of its InFlight budget.
 type inflightState struct {
 	hold     inflight.Hold
@@ -96,7 +115,7 @@ func (d *Reader) reserve(n int64, enc string, declared bool) error {
 		// The body bound rides along only as far as it fits: n + pending
 		// never exceeds the capacity (nor overflows) unless n alone does.
 		pending := max(d.fl.pending, 0)
-		if c := h.Pool().Cap(); n <= c {
+		if c := h.Most(); n <= c {
 			pending = min(pending, c-n)
 		} else {
 			pending = 0

@@ -44,6 +44,9 @@ func NewConfig[O ~func(*Config) error](opts []O) (Config, error) {
 // Charges reports whether bodies of c charge an in-flight budget.
 func (c *Config) Charges() bool { return c.pool != nil }
 
+// Pool returns the in-flight budget's accounting the bodies charge, or nil.
+func (c *Config) Pool() *inflight.Pool { return c.pool }
+
 // SameBudget reports whether bodies of c charge the in-flight budget f
 // (nil: none).
 func (c *Config) SameBudget(f *limits.InFlight) bool { return c.pool == inflight.Of(f) }

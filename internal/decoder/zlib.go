@@ -12,13 +12,14 @@ var zlibPool sync.Pool // of io.ReadCloser implementing zlib.Resetter
 
 // zlibCodec decodes the HTTP "deflate" coding: the zlib format.
 type zlibCodec struct {
+	d    *Reader
 	src  io.Reader
 	br   *bufio.Reader
 	zr   io.ReadCloser
 	done bool
 }
 
-func newZlib(src io.Reader) *zlibCodec { return &zlibCodec{src: src} }
+func newZlib(src io.Reader, d *Reader) *zlibCodec { return &zlibCodec{d: d, src: src} }
 
 func (z *zlibCodec) Read(p []byte) (int, error) {
 	if z.done {
@@ -31,6 +32,10 @@ func (z *zlibCodec) Read(p []byte) (int, error) {
 			if end {
 				return 0, io.EOF
 			}
+			return 0, err
+		}
+		// The first byte came: the decoder's state is taken, and charged.
+		if err := z.d.chargeDecoder(FlateState, "deflate", false); err != nil {
 			return 0, err
 		}
 		var err error

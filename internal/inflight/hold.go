@@ -10,12 +10,21 @@ import (
 // scheme. The zero Hold, and a Hold of a nil Pool, charge nothing and never
 // fail. A Hold is not safe for concurrent use; the Pool it charges is.
 type Hold struct {
-	p    *Pool
-	held int64
+	p     *Pool
+	held  int64
+	peers Peers
 }
+
+// Peers names the peers a Hold charges besides the Pool, by their slots
+// (see [PeerSlot]; 0: none): on the server the client's connection and
+// its address, on the client the host.
+type Peers [2]uint16
 
 // NewHold returns a Hold that charges p (nil: nothing).
 func NewHold(p *Pool) Hold { return Hold{p: p} }
+
+// SetPeers names the peers h charges from now on; h must hold nothing.
+func (h *Hold) SetPeers(peers Peers) { h.peers = peers }
 
 // Pool returns the Pool h charges, or nil.
 func (h *Hold) Pool() *Pool { return h.p }
@@ -23,8 +32,18 @@ func (h *Hold) Pool() *Pool { return h.p }
 // Held returns the bytes h holds.
 func (h *Hold) Held() int64 { return h.held }
 
+// Most returns the most h can ever hold: the Pool's capacity, or for a Hold
+// that names peers all but one share of it (see [Init]); 0 without a Pool.
+func (h *Hold) Most() int64 {
+	if h.p == nil {
+		return 0
+	}
+	return h.p.most(h.peers)
+}
+
 // A Busy is a reservation that found no room: Need is what the Hold would
-// have held (saturated at math.MaxInt64), Cap the capacity, Err the
+// have held (saturated at math.MaxInt64), Cap the most it can ever hold
+// (the capacity, or all but one share of it for a peer; see Most), Err the
 // context's error of a wait cut short (or nil). The engine turns it into a
 // *limits.Error of stage inflight.
 type Busy struct {
@@ -43,7 +62,7 @@ func (h *Hold) Grow(n int64) error {
 	if h.p == nil || n <= 0 {
 		return nil
 	}
-	if !h.p.tryAcquire(n) {
+	if !h.p.tryAcquire(n, h.peers) {
 		return h.busy(n, nil)
 	}
 	h.held += n
@@ -52,17 +71,17 @@ func (h *Hold) Grow(n int64) error {
 
 // Wait reserves n bytes as Grow does, except that a Hold that holds nothing
 // waits for room until ctx is done (ctx nil: no wait); the [*Busy] then
-// wraps ctx.Err(). A Hold that holds bytes never waits, and n above the
-// capacity fails at once: only holders that hold nothing wait, so no holder
+// wraps ctx.Err(). A Hold that holds bytes never waits, and n above what
+// it can ever hold (see Most) fails at once: only holders that hold nothing wait, so no holder
 // waits for the budget and no cycle of waits can form.
 func (h *Hold) Wait(ctx context.Context, n int64) error {
 	if h.p == nil || n <= 0 {
 		return nil
 	}
-	if h.held != 0 || ctx == nil || n > h.p.cap {
+	if h.held != 0 || ctx == nil || n > h.Most() {
 		return h.Grow(n)
 	}
-	if err := h.p.acquire(ctx, n); err != nil {
+	if err := h.p.acquire(ctx, n, h.peers); err != nil {
 		return h.busy(n, err)
 	}
 	h.held = n
@@ -76,7 +95,7 @@ func (h *Hold) Shrink(n int64) {
 	}
 	n = min(n, h.held)
 	h.held -= n
-	h.p.release(n)
+	h.p.release(n, h.peers)
 }
 
 // Split moves n of the bytes h holds (at most what it holds) into a new
@@ -84,7 +103,7 @@ func (h *Hold) Shrink(n int64) {
 func (h *Hold) Split(n int64) Hold {
 	n = max(min(n, h.held), 0)
 	h.held -= n
-	return Hold{p: h.p, held: n}
+	return Hold{p: h.p, held: n, peers: h.peers}
 }
 
 // Release gives back everything h holds. It is idempotent.
@@ -92,10 +111,10 @@ func (h *Hold) Release() {
 	if h.p != nil && h.held != 0 {
 		n := h.held
 		h.held = 0
-		h.p.release(n)
+		h.p.release(n, h.peers)
 	}
 }
 
 func (h *Hold) busy(n int64, cause error) *Busy {
-	return &Busy{Cap: h.p.cap, Need: sat.Add(h.held, n), Err: cause}
+	return &Busy{Cap: h.Most(), Need: sat.Add(h.held, n), Err: cause}
 }

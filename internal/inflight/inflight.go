@@ -12,6 +12,7 @@ package inflight
 
 import (
 	"context"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
@@ -24,17 +25,65 @@ import (
 // channel per wake-up.
 type Pool struct {
 	cap   int64
+	share int64 // see Init
 	used  atomic.Int64
 	peak  atomic.Int64
 	nwait atomic.Int32 // waiters registered; release wakes them when > 0
+
+	// peers holds what the peers hold, by slot (see PeerSlot): peers whose
+	// keys fall in one slot are charged together, which only ever refuses
+	// more, never less. The seed is the process's: a peer cannot choose a
+	// key that shares another's slot.
+	peers [peerSlots]atomic.Int64
+
+	// released counts the bytes given back, by second, for RetryAfter.
+	rate releaseRate
 
 	mu   sync.Mutex
 	wake chan struct{} // closed by release when there are waiters; guarded by mu
 }
 
-// Init sets the capacity of a new Pool p, in bytes. It is a function, not a
+// peerSlots is the number of slots of a Pool's table of peers: 1024
+// slots of 8 bytes.
+const peerSlots = 1024
+
+// peerSeed hashes peer keys to slots.
+var peerSeed = maphash.MakeSeed()
+
+// Init sets the capacity of a new Pool p, in bytes, and the share of one
+// peer: the most a peer may hold unless at least share bytes stay free
+// for the others after it grows (0: cap/4). It is a function, not a
 // method, so that it is not promoted into limits.InFlight.
-func Init(p *Pool, n int64) { p.cap = n }
+func Init(p *Pool, n, share int64) {
+	p.cap, p.share = n, share
+	if share == 0 {
+		p.share = n / 4
+	}
+}
+
+// Share returns the share of one peer in bytes (see Init).
+func (p *Pool) Share() int64 { return p.share }
+
+// most returns the most a holder of the peers in slots can ever hold: the
+// capacity for one that names no peer; for a peer, all but one share (or
+// its share, if that is more), since it may grow past its share only
+// while a share stays free.
+func (p *Pool) most(slots Peers) int64 {
+	if slots == (Peers{}) || p.share >= p.cap {
+		return p.cap
+	}
+	return max(p.share, p.cap-p.share)
+}
+
+// PeerSlot returns the slot of the peer named key, for a [Hold]'s Peers.
+// Slots start at 1: 0 names no peer.
+func PeerSlot(key string) uint16 {
+	return uint16(maphash.String(peerSeed, key)%peerSlots) + 1
+}
+
+// PeerHolds returns what the peer named key holds in p (with the peers
+// that share its slot). A function, not a method: see Init.
+func PeerHolds(p *Pool, key string) int64 { return p.peers[PeerSlot(key)-1].Load() }
 
 // Cap returns the capacity in bytes.
 func (p *Pool) Cap() int64 { return p.cap }
@@ -66,11 +115,23 @@ func Of[T interface {
 	return f.pool()
 }
 
-// tryAcquire takes n bytes if they fit, and reports whether it did.
-func (p *Pool) tryAcquire(n int64) bool {
+// tryAcquire takes n bytes for the peers in slots (0: none) if they fit,
+// and reports whether it did. They fit when the budget has room and,
+// for a peer that would hold more than its share, when at least a share
+// stays free for the others: so a peer alone may use all but one share,
+// and a newcomer always finds a share free unless peers within their
+// shares fill the budget.
+func (p *Pool) tryAcquire(n int64, slots Peers) bool {
+	over := false
+	for _, s := range slots {
+		if s != 0 && p.peers[s-1].Add(n) > p.share { // first: concurrent growths only refuse more
+			over = true
+		}
+	}
 	for {
 		u := p.used.Load()
-		if n > p.cap-u {
+		if n > p.cap-u || (over && p.cap-(u+n) < p.share) {
+			p.unpeer(n, slots)
 			return false
 		}
 		if p.used.CompareAndSwap(u, u+n) {
@@ -85,14 +146,26 @@ func (p *Pool) tryAcquire(n int64) bool {
 	}
 }
 
-// release gives back n bytes and wakes the waiters, if any.
-func (p *Pool) release(n int64) {
+// unpeer gives back n bytes of the peers in slots.
+func (p *Pool) unpeer(n int64, slots Peers) {
+	for _, s := range slots {
+		if s != 0 {
+			p.peers[s-1].Add(-n)
+		}
+	}
+}
+
+// release gives back n bytes of the peers in slots and wakes the waiters,
+// if any.
+func (p *Pool) release(n int64, slots Peers) {
 	if n == 0 {
 		return
 	}
+	p.unpeer(n, slots)
 	if p.used.Add(-n) < 0 {
 		panic("inflight: released more than was held")
 	}
+	p.rate.add(n)
 	if p.nwait.Load() > 0 {
 		p.mu.Lock()
 		if p.wake != nil {
@@ -103,10 +176,11 @@ func (p *Pool) release(n int64) {
 	}
 }
 
-// acquire takes n bytes, waiting until they fit or ctx is done.
-func (p *Pool) acquire(ctx context.Context, n int64) error {
+// acquire takes n bytes for the peers in slots, waiting until they fit or
+// ctx is done.
+func (p *Pool) acquire(ctx context.Context, n int64, slots Peers) error {
 	for {
-		if p.tryAcquire(n) {
+		if p.tryAcquire(n, slots) {
 			return nil
 		}
 		p.mu.Lock()
@@ -118,7 +192,7 @@ func (p *Pool) acquire(ctx context.Context, n int64) error {
 		p.mu.Unlock()
 		// A release between the failed attempt and the registration saw no
 		// waiter: try again now that release will see this one.
-		if p.tryAcquire(n) {
+		if p.tryAcquire(n, slots) {
 			p.nwait.Add(-1)
 			return nil
 		}

@@ -13,7 +13,7 @@ import (
 // newPool returns a Pool of n bytes.
 func newPool(n int64) *Pool {
 	p := new(Pool)
-	Init(p, n)
+	Init(p, n, 0)
 	return p
 }
 
@@ -192,5 +192,98 @@ func TestHoldSplit(t *testing.T) {
 	part.Release()
 	if f.InUse() != 0 {
 		t.Fatalf("InUse() = %d, want 0", f.InUse())
+	}
+}
+
+// TestPeerShareLeavesAShareFree pins the rule of a peer's share: a peer
+// may hold up to its share, and beyond it only while a share stays free
+// for the others; another peer then finds its share; a Hold that names no
+// peer is held to the capacity alone. Boundary table around cap - share.
+// Sabotage: dropping the share test (over) lets peer a take the whole
+// budget, and b finds no room.
+func TestPeerShareLeavesAShareFree(t *testing.T) {
+	t.Parallel()
+	p := new(Pool)
+	Init(p, 100, 25)
+	a, b, none := NewHold(p), NewHold(p), NewHold(p)
+	a.SetPeers(Peers{PeerSlot("conn a"), PeerSlot("addr a")})
+	b.SetPeers(Peers{PeerSlot("conn b"), PeerSlot("addr b")})
+	for _, tt := range []struct {
+		h    *Hold
+		n    int64
+		ok   bool
+		what string
+	}{
+		{&a, 25, true, "a up to its share"},
+		{&a, 50, true, "a beyond its share, 25 left free"},
+		{&a, 1, false, "a one byte past cap - share"},
+		{&b, 25, true, "b its share, in the share left free"},
+		{&b, 1, false, "b past its share, nothing free"},
+	} {
+		if err := tt.h.Grow(tt.n); (err == nil) != tt.ok {
+			t.Errorf("%s: Grow(%d) = %v, want ok %v (InUse %d)", tt.what, tt.n, err, tt.ok, p.InUse())
+		}
+	}
+	if got := PeerHolds(p, "conn a"); got != 75 {
+		t.Errorf("peer a holds %d, want 75", got)
+	}
+	a.Shrink(75)
+	if err := none.Grow(75); err != nil {
+		t.Errorf("a Hold of no peer: Grow(75) = %v with 75 free", err)
+	}
+	none.Release()
+	b.Release()
+	if p.InUse() != 0 || PeerHolds(p, "conn a") != 0 || PeerHolds(p, "addr b") != 0 {
+		t.Errorf("after release: InUse %d, peers %d %d, want 0", p.InUse(), PeerHolds(p, "conn a"), PeerHolds(p, "addr b"))
+	}
+	if p.Share() != 25 {
+		t.Errorf("Share() = %d", p.Share())
+	}
+	q := new(Pool)
+	Init(q, 100, 0)
+	if q.Share() != 25 {
+		t.Errorf("default share of 100: %d, want 25", q.Share())
+	}
+}
+
+// TestRetryAfterFollowsTheRateOfRelease: the time a refused body is told
+// to come back is what the last second's releases take to free the room
+// it misses, between 1 s and MaxRetryAfter, and MaxRetryAfter when nothing
+// was given back (stalled holders). Sabotage: a constant second fails the
+// stalled case.
+func TestRetryAfterFollowsTheRateOfRelease(t *testing.T) {
+	t.Parallel()
+	p := new(Pool)
+	Init(p, 100, 0)
+	h := NewHold(p)
+	h.Grow(100)
+	if got := RetryAfter(p, 10); got != MaxRetryAfter {
+		t.Errorf("nothing released: RetryAfter = %v, want %v", got, MaxRetryAfter)
+	}
+	// One second's releases, seen from the next second.
+	p.rate.sec.Store(nowSec() - 1)
+	p.rate.cur.Store(5)
+	if got := RetryAfter(p, 10); got != 2*time.Second {
+		t.Errorf("5 bytes a second, 10 missing: RetryAfter = %v, want 2s", got)
+	}
+	p.rate.cur.Store(1000)
+	if got := RetryAfter(p, 10); got != time.Second {
+		t.Errorf("fast releases: RetryAfter = %v, want 1s", got)
+	}
+	p.rate.cur.Store(1)
+	if got := RetryAfter(p, 100); got != MaxRetryAfter {
+		t.Errorf("slow releases: RetryAfter = %v, want at most %v", got, MaxRetryAfter)
+	}
+	h.Release()
+	if got := RetryAfter(p, 10); got != time.Second {
+		t.Errorf("room now: RetryAfter = %v, want 1s", got)
+	}
+	// Refused by a share with room to spare: what leaves a share free is
+	// missing.
+	h.Grow(80)
+	p.rate.sec.Store(nowSec() - 1)
+	p.rate.cur.Store(1)
+	if got := RetryAfter(p, 10); got != 15*time.Second {
+		t.Errorf("a share refusal, 20 free, 10 wanted, share 25, 1 byte/s: RetryAfter = %v, want 15s", got)
 	}
 }
