@@ -2,6 +2,7 @@ package boundhttp
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"runtime"
 	"testing"
@@ -25,9 +26,10 @@ func (endlessConn) Read(p []byte) (int, error)  { return len(p), nil }
 // failed after about 300 MiB with "framing: observed 2100300 > limit
 // 2097152", every other request on the connection with it. A connection
 // may now read, besides its slack and DefaultFramingRatio per body byte,
-// one byte per byte it wrote: exactly that passes, one more fails.
-// Sabotage: leaving the written bytes out of allowed fails the 64 MiB row
-// (and the honest 320 MiB upload of internal/honest).
+// one byte per writeCredit (16) bytes it wrote: exactly that passes, one
+// more fails.
+// Sabotage: leaving the written bytes out of allowed fails every row but
+// the first (and the honest 320 MiB upload of internal/honest).
 func TestFramingBoundCreditsWhatTheClientWrote(t *testing.T) {
 	t.Parallel()
 	for _, written := range []int64{0, 1, 16<<10 - 1, 16 << 10, 16<<10 + 1, 3 << 20, 64 << 20} {
@@ -44,7 +46,7 @@ func TestFramingBoundCreditsWhatTheClientWrote(t *testing.T) {
 		if got := fc.wrote.Load(); got != written {
 			t.Fatalf("wrote %d, counted %d", written, got)
 		}
-		allowed := DefaultFramingSlack + written
+		allowed := DefaultFramingSlack + written/writeCredit
 		rbuf := make([]byte, 1<<20)
 		var read int64
 		for read < allowed { // exactly the allowance passes
@@ -65,12 +67,10 @@ func TestFramingBoundCreditsWhatTheClientWrote(t *testing.T) {
 // TestProgressMovesWhileOneWriteWaits: a connection's progress, which
 // tells a slow connection from a wedged one, moves while a single large
 // Write waits on a slow peer (the bytes the peer acknowledged, on Linux),
-// and, when the peer stops reading, moves no further than its buffers. Sabotage: counting only the
-// Writes that returned leaves it still during the Write.
+// and, when the peer stops reading, moves no further than its buffers.
+// Sabotage: counting only the Writes that returned leaves it still during
+// the Write.
 func TestProgressMovesWhileOneWriteWaits(t *testing.T) {
-	if _, ok := acked(nil); !ok && runtime.GOOS != "linux" {
-		t.Skip("the system does not tell the bytes acknowledged")
-	}
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -88,7 +88,13 @@ func TestProgressMovesWhileOneWriteWaits(t *testing.T) {
 	}
 	defer peer.Close()
 	peer.(*net.TCPConn).SetReadBuffer(256 << 10)
-	fc := &framingConn{Conn: c}
+	fc := &framingConn{Conn: c, acks: newAckProbe(c)}
+	if fc.acks == nil {
+		if runtime.GOOS == "linux" {
+			t.Fatal("Linux did not tell the bytes acknowledged")
+		}
+		t.Skip("the system does not tell the bytes acknowledged")
+	}
 	wrote := make(chan error, 1)
 	go func() {
 		_, err := fc.Write(make([]byte, 16<<20)) // one Write, as net/http writes a DATA frame
@@ -134,5 +140,54 @@ func TestProgressMovesWhileOneWriteWaits(t *testing.T) {
 	time.Sleep(time.Second)
 	if p := fc.progress(); p-at > 1<<20 {
 		t.Errorf("progress moved by %d with the peer not reading, more than its buffers hold", p-at)
+	}
+}
+
+// pieceConn records the size of each write it gets.
+type pieceConn struct {
+	endlessConn
+	sizes []int
+}
+
+func (c *pieceConn) Write(p []byte) (int, error) {
+	c.sizes = append(c.sizes, len(p))
+	return len(p), nil
+}
+
+// TestWritesInPiecesWhereNoAcknowledgementsShow: on a connection whose
+// system does not tell the bytes acknowledged (not Linux, or not TCP), a
+// write larger than writePiece reaches the socket in pieces of writePiece,
+// so that its progress shows; a TLS record (16 KiB of data and its
+// overhead) goes whole; where acknowledgements show, writes go whole.
+// Sabotage: writing p whole everywhere fails the last row (and the slow
+// upload of TestSlowUploadSurvivesAStreamEndingBesideIt off Linux).
+func TestWritesInPiecesWhereNoAcknowledgementsShow(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		size int
+		want []int
+	}{
+		{0, nil},
+		{16<<10 + 22, []int{16<<10 + 22}},
+		{writePiece, []int{writePiece}},
+		{2*writePiece + 1, []int{writePiece, writePiece, 1}},
+	} {
+		pc := &pieceConn{}
+		fc := &framingConn{Conn: pc}
+		if n, err := fc.Write(make([]byte, tt.size)); n != tt.size || err != nil {
+			t.Fatalf("write of %d: %d, %v", tt.size, n, err)
+		}
+		if fmt.Sprint(pc.sizes) != fmt.Sprint(tt.want) {
+			t.Errorf("write of %d: pieces %v, want %v", tt.size, pc.sizes, tt.want)
+		}
+		if got := fc.wrote.Load(); got != int64(tt.size) {
+			t.Errorf("write of %d: counted %d", tt.size, got)
+		}
+	}
+	pc := &pieceConn{}
+	fc := &framingConn{Conn: pc, acks: &ackProbe{}}
+	fc.Write(make([]byte, 2*writePiece+1))
+	if fmt.Sprint(pc.sizes) != fmt.Sprint([]int{2*writePiece + 1}) {
+		t.Errorf("with acknowledgements: pieces %v, want one write", pc.sizes)
 	}
 }

@@ -108,10 +108,13 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // long the lock is held: an upload on a slow link beside the body (an MCP
 // client's POST beside its event stream) writes one DATA frame of up to
 // 512 KiB under it, and a Close then waits for the lock as it would
-// without the Transport, looked at again every 500 ms; the base's
-// WriteByteTimeout ends writes that stop. Writes are seen on the
-// connections of [NewBaseTransport]'s dialer; on other connections the
-// wait alone decides. net/http's pool may still hand it out until it has
+// without the Transport, looked at again every 500 ms, for at most 30 s
+// (about two such frames at 280 kbit/s), after which the connection is
+// closed all the same; the base's WriteByteTimeout ends writes that stop.
+// Progress is the bytes the peer acknowledged (Linux) or the bytes written
+// (elsewhere, in pieces of 16 KiB), seen on the connections of
+// [NewBaseTransport]'s dialer; on other connections the wait alone
+// decides. net/http's pool may still hand it out until it has
 // noticed the close; a request that fails on it never reached the peer,
 // and the Transport sends it again on another connection (up to 3 times),
 // whatever its method, if its body can be rewound (nil, [http.NoBody] or
@@ -127,9 +130,11 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // fails every body and request on it with a [*limits.Error] of stage wire,
 // Field "framing". What the server sends in answer to what the client
 // writes (the WINDOW_UPDATE frames that pace an upload, ACKs) is not
-// charged to a body: a connection may read one more byte per byte it
-// wrote, so uploads of any size pass. So a body costs at most 32 socket
-// bytes per counted byte, plus 2 MiB, plus what the client sent. CPU goes with frames rather than bytes: DATA frames of
+// charged to a body: a connection may read one more byte per 16 it wrote,
+// so uploads of any size pass, and a server that makes the client write
+// (PINGs answered by ACKs) earns less than it spends. So a body costs at
+// most 32 socket bytes per counted byte, plus 2 MiB, plus a sixteenth of
+// what the client sent. CPU goes with frames rather than bytes: DATA frames of
 // 1 byte (10 socket bytes each, within the bound) cost the client about
 // 0.2-0.4 ms of CPU per KiB, up to about 1.5 s for a 4 MiB body, against
 // about 2.5 µs per KiB in 16 KiB frames (loopback, measured); padding
@@ -247,8 +252,10 @@ type Transport struct {
 	// fit fails at once, stage inflight whatever the clocks say. Close every Body, or its charge is never given back. A caller
 	// that holds one body while it fetches another through the same
 	// InFlight should give that fetch a deadline (see [limits.InFlight]).
-	// One host holds at most a quarter of it while other hosts need room
-	// (see [limits.NewInFlightShare]).
+	// One host (by its name, in any spelling, and by the address its
+	// connection reached, an IPv6 one by its /64) holds at most all but a
+	// quarter of it, leaving a quarter for the others (see
+	// [limits.NewInFlightShare]).
 	// Nil means [DefaultClientInFlight], one budget of [DefaultInFlightBytes]
 	// shared by every Transport that sets none (and names none in
 	// DecodeOptions).
@@ -327,7 +334,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = guardBody(&tr.guard, req.Context(), ctx, resp.Body, conn, timer)
 	src := body.Source{Budget: b, Mode: t.mode(req, resp), Ctx: ctx, InFlightWait: -1, Cancel: cancel,
-		Timer: timer.lend(rb, &tr.guard), Peers: [2]string{req.URL.Host}}
+		Timer: timer.lend(rb, &tr.guard), Peers: hostPeers(req.URL, conn)}
 	if src.Budget.Timeout == 0 && src.Mode != body.Stream {
 		src.Budget.Timeout = time.Duration(bodyTimeoutDefault.Load()) // see DefaultBodyTimeout
 	}

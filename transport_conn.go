@@ -14,9 +14,10 @@ import (
 // abortGrace is how long an abort waits for net/http before it acts
 // itself: once a request's context is done, net/http has this long to end
 // the body; then the Transport closes the body, and if closing it has not
-// returned this long later, the connection the request got. So every
-// deadline ends a Read and a Close within 2*abortGrace of passing, plus
-// scheduling.
+// returned this long later, the connection the request got, unless its
+// writes still move (see connWatch.moving). So every deadline ends a Read
+// and a Close within 2*abortGrace of passing, plus scheduling, or, on a
+// connection whose writes move, within abortGrace plus closeWaitMax.
 //
 // net/http's HTTP/2 client answers a server's PINGs while it holds the
 // connection's write lock, and a cancelled stream writes RST_STREAM (a
@@ -35,8 +36,9 @@ const abortGrace = 500 * time.Millisecond
 // meanwhile (see moving); then those streams are stuck behind the same
 // lock anyway. Closing it also keeps the pool from handing it to the next
 // request. A connection whose writes still move is left open, and looked
-// at again every abortGrace: an upload beside the body (an MCP client's
-// POST beside its event stream) is never failed by our close.
+// at again every abortGrace, for at most closeWaitMax: an upload beside the
+// body (an MCP client's POST beside its event stream) is not failed by our
+// close.
 type connWatch struct {
 	mu      sync.Mutex
 	conn    net.Conn
@@ -92,8 +94,20 @@ func (w *connWatch) written() int64 {
 	return -1
 }
 
+// markNow returns the mark a look compares with later (see
+// framingConn.mark), or -1 when the connection does not count its writes.
+func (w *connWatch) markNow() int64 {
+	if fc := w.framing.Load(); fc != nil {
+		return fc.mark()
+	}
+	return -1
+}
+
 // moving reports whether the request's connection's writes moved since
-// mark was taken (by written, or by the last call), and takes a new mark.
+// mark was taken (by written or markNow, or by the last call), and takes a
+// new mark. A mark of -1 on a connection that counts (no Write was in
+// progress when it was taken) takes the first mark now and counts as
+// moving: the next look, abortGrace later, judges.
 // A connection whose writes move is not wedged, however long the write lock
 // a Read or Close waits for is held (an upload on a slow link writes one
 // DATA frame under it at a time); one that did not move for abortGrace
@@ -104,6 +118,12 @@ func (w *connWatch) moving(mark *atomic.Int64) bool {
 	n := w.written()
 	return n >= 0 && mark.Swap(n) != n
 }
+
+// closeWaitMax bounds how long a Close is let wait on a connection whose
+// writes still move (see connWatch.moving) before the connection is closed
+// all the same: 30 s, about two DATA frames of 512 KiB at 280 kbit/s. A
+// peer that reads just fast enough to look alive holds a Close no longer.
+const closeWaitMax = 30 * time.Second
 
 // closeConn closes the connection the request got, if any was reported,
 // as wedged: it is remembered first, so that a request the pool hands it

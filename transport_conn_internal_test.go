@@ -3,7 +3,9 @@ package boundhttp
 import (
 	"context"
 	"io"
+	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -77,4 +79,65 @@ func TestSecondCloseWaitsForFirst(t *testing.T) {
 			t.Fatal("the second Close did not return once the first had")
 		}
 	})
+}
+
+// closeRecorder is a connection that records being closed.
+type closeRecorder struct {
+	net.Conn
+	closed atomic.Bool
+}
+
+func (c *closeRecorder) Close() error { c.closed.Store(true); return nil }
+
+// TestCloseWaitOnAMovingConnectionIsBounded pins the lever of the wedge
+// guard's patience: a Close that waits on a connection whose writes keep
+// moving (a peer that reads just fast enough to look alive) is let wait,
+// and the connection left open, for at most closeWaitMax; then the
+// connection is closed all the same. Without writes moving it is closed at
+// the first look, abortGrace after the Close began. Time is synthetic
+// (testing/synctest). Sabotage: without the cap the moving connection is
+// never closed.
+func TestCloseWaitOnAMovingConnectionIsBounded(t *testing.T) {
+	for _, moving := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			conn := &closeRecorder{}
+			w := &connWatch{conn: conn}
+			fc := &framingConn{Conn: endlessConn{}}
+			w.framing.Store(fc)
+			h := new(Transport).startTripTimer(new(tripTimer), cancel, w)
+			h.stop(nil, nil)
+			src := &blockingCloser{Reader: strings.NewReader("x"), release: make(chan struct{})}
+			b := guardBody(new(connBody), ctx, ctx, src, w, h)
+			stop := make(chan struct{})
+			if moving {
+				go func() { // writes that keep moving, a little every 100 ms
+					for {
+						select {
+						case <-stop:
+							return
+						case <-time.After(100 * time.Millisecond):
+							fc.wrote.Add(1)
+						}
+					}
+				}()
+			}
+			go b.Close()
+			synctest.Wait()
+			time.Sleep(abortGrace + time.Millisecond)
+			synctest.Wait()
+			if got := conn.closed.Load(); got == moving {
+				t.Errorf("moving %v: closed %v after the first look, want %v", moving, got, !moving)
+			}
+			time.Sleep(closeWaitMax)
+			synctest.Wait()
+			if !conn.closed.Load() {
+				t.Errorf("moving %v: the connection is open %v after the Close began", moving, closeWaitMax+abortGrace)
+			}
+			close(stop)
+			close(src.release)
+			synctest.Wait()
+		})
+	}
 }

@@ -3,6 +3,7 @@ package boundhttp
 import (
 	"encoding/binary"
 	"net"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -12,26 +13,50 @@ import (
 // the peer acknowledged, a 64-bit count.
 const tcpiBytesAcked = 120
 
-// acked returns the bytes the peer of c acknowledged, and whether the
-// system told: c must be a TCP connection, and the kernel's tcp_info long
-// enough to hold the count.
-func acked(c net.Conn) (int64, bool) {
+// An ackProbe reads the bytes the peer of one TCP connection acknowledged.
+// It is made once per connection, and a look allocates nothing. Safe for
+// concurrent use.
+type ackProbe struct {
+	rc    syscall.RawConn
+	mu    sync.Mutex
+	get   func(fd uintptr) // p.getsockopt, bound once
+	info  [tcpiBytesAcked + 8]byte
+	size  uint32
+	errno syscall.Errno
+}
+
+// newAckProbe returns the probe of c, or nil when c is no TCP connection
+// or the kernel does not tell.
+func newAckProbe(c net.Conn) *ackProbe {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return 0, false
+		return nil
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
+		return nil
+	}
+	p := &ackProbe{rc: rc}
+	p.get = p.getsockopt
+	if _, ok := p.acked(); !ok {
+		return nil
+	}
+	return p
+}
+
+func (p *ackProbe) getsockopt(fd uintptr) {
+	p.size = uint32(len(p.info))
+	_, _, p.errno = syscall.Syscall6(syscall.SYS_GETSOCKOPT, fd, syscall.IPPROTO_TCP, syscall.TCP_INFO,
+		uintptr(unsafe.Pointer(&p.info[0])), uintptr(unsafe.Pointer(&p.size)), 0)
+}
+
+// acked returns the bytes the peer acknowledged, and whether the kernel
+// told.
+func (p *ackProbe) acked() (int64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.rc.Control(p.get) != nil || p.errno != 0 || p.size < tcpiBytesAcked+8 {
 		return 0, false
 	}
-	var info [256]byte
-	size := uint32(len(info))
-	var errno syscall.Errno
-	if rc.Control(func(fd uintptr) {
-		_, _, errno = syscall.Syscall6(syscall.SYS_GETSOCKOPT, fd, syscall.IPPROTO_TCP, syscall.TCP_INFO,
-			uintptr(unsafe.Pointer(&info[0])), uintptr(unsafe.Pointer(&size)), 0)
-	}) != nil || errno != 0 || size < tcpiBytesAcked+8 {
-		return 0, false
-	}
-	return int64(binary.NativeEndian.Uint64(info[tcpiBytesAcked:])), true
+	return int64(binary.NativeEndian.Uint64(p.info[tcpiBytesAcked:])), true
 }

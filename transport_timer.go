@@ -31,7 +31,8 @@ type tripTimer struct {
 	body   *body.Body                 // expired by the body phase
 	guard  *connBody                  // told by the body phase that its deadline passed
 	spare  atomic.Pointer[time.Timer] // guards a Close when the slot's timer could not
-	mark   atomic.Int64               // the connection's bytes written at the Close guard's last look (see connWatch.moving)
+	mark   atomic.Int64               // the connection's progress at the Close guard's last look (see connWatch.moving)
+	since  time.Time                  // when the Close guard was armed; set before it can fire
 	done   atomic.Bool                // the guarded Close returned: the guard's firings do nothing
 }
 
@@ -107,9 +108,10 @@ func (h *tripTimer) fire(s *timerSlot) {
 }
 
 // wedged reports whether the Close the guard watches is still waiting and
-// the connection wrote nothing since the guard's last look.
+// the connection's writes did not move since the guard's last look, or it
+// has waited closeWaitMax.
 func (h *tripTimer) wedged() bool {
-	return !h.done.Load() && !h.w.moving(&h.mark)
+	return !h.done.Load() && (!h.w.moving(&h.mark) || time.Since(h.since) >= closeWaitMax)
 }
 
 // spareFired is the spare guard's firing: fire's phaseClose.
@@ -173,10 +175,12 @@ func (h *tripTimer) Stop() {
 
 // guardClose arms the timer to close the connection if the Close it guards
 // has not returned within d and the connection's writes did not move
-// meanwhile; while they move, it looks again every abortGrace. closed
+// meanwhile; while they move, it looks again every abortGrace, for at most
+// closeWaitMax. closed
 // disarms it. It is called at most once (by the first Close of the body).
 func (h *tripTimer) guardClose(d time.Duration) {
-	h.mark.Store(h.w.written())
+	h.mark.Store(h.w.markNow())
+	h.since = time.Now()
 	if h.phase.CompareAndSwap(phaseIdle, phaseClose) {
 		h.slot.t.Reset(d)
 		return
