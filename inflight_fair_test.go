@@ -97,6 +97,17 @@ func TestHeaderOnlyConnectionsHoldNoBudget(t *testing.T) {
 	}
 }
 
+// listenAt listens on a port of the loopback address ip, or skips the test
+// where the system has no such address.
+func listenAt(t *testing.T, ip string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Skipf("no loopback address %s: %v", ip, err)
+	}
+	return ln
+}
+
 // localDialer dials from the loopback address ip, so that a test has
 // clients at several addresses.
 func localDialer(ip string) *http.Transport {
@@ -152,10 +163,23 @@ func TestLargeUploadLeavesOtherClientsAShare(t *testing.T) {
 		t.Fatalf("the upload holds %d, want some and at most %d (all but a share)", held, most)
 	}
 
+	// The uploader's own second request: its address is past its share,
+	// and too little is free: 503, told to come back when the stalled
+	// upload's room frees (nothing was given back yet: a minute).
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/small", strings.NewReader("7 bytes"))
+	resp, err := localDialer("127.0.0.1").RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ra, _ := strconv.Atoi(resp.Header.Get("Retry-After")); resp.StatusCode != http.StatusServiceUnavailable || ra != 60 {
+		t.Errorf("the greedy client's second POST: %d, Retry-After %q; want 503 and 60", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+
 	other := localDialer("127.0.0.2")
 	t.Cleanup(other.CloseIdleConnections)
-	req, _ := http.NewRequest(http.MethodPost, s.URL+"/small", strings.NewReader("7 bytes"))
-	resp, err := other.RoundTrip(req)
+	req, _ = http.NewRequest(http.MethodPost, s.URL+"/small", strings.NewReader("7 bytes"))
+	resp, err = other.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,19 +187,6 @@ func TestLargeUploadLeavesOtherClientsAShare(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("another client's 7-byte POST beside the stalled upload: %d %q, want 200", resp.StatusCode, got)
-	}
-
-	// The uploader's own second request: its address is past its share,
-	// and too little is free: 503, told to come back when the stalled
-	// upload's room frees (nothing was given back lately: a minute).
-	req, _ = http.NewRequest(http.MethodPost, s.URL+"/small", strings.NewReader("7 bytes"))
-	resp, err = localDialer("127.0.0.1").RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if ra, _ := strconv.Atoi(resp.Header.Get("Retry-After")); resp.StatusCode != http.StatusServiceUnavailable || ra != 60 {
-		t.Errorf("the greedy client's second POST: %d, Retry-After %q; want 503 and 60", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 }
 
@@ -185,8 +196,11 @@ func TestLargeUploadLeavesOtherClientsAShare(t *testing.T) {
 // and then nothing; each body was charged 27.5 MiB and more, 252.5 of the
 // 256 MiB budget for 160 bytes, and an honest gzip fetch to another host
 // failed with stage inflight at its deadline. A host may now hold its share
-// and more only while a share stays free: the fetch to the other host
-// passes. Sabotage: without the share rule the honest fetch fails busy.
+// and more only while a share stays free, whatever names it is reached
+// by (its address is a peer too): the fetch to the other host passes.
+// Sabotage: without the share rule the honest fetch fails busy; keyed by
+// the URL's host as written, the five spellings of the hostile host take
+// the budget.
 func TestStalledBrotliBodiesOfOneHostLeaveOthersRoom(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -202,10 +216,13 @@ func TestStalledBrotliBodiesOfOneHostLeaveOthersRoom(t *testing.T) {
 	}))
 	t.Cleanup(hostile.Close)
 	page := bytes.Repeat([]byte("an honest page of text. "), 500) // 12 KB
-	honest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	honest := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
 		w.Write(testenc.Encode("gzip", page))
 	}))
+	honest.Listener.Close()
+	honest.Listener = listenAt(t, "127.0.0.2") // another host is another address
+	honest.Start()
 	t.Cleanup(honest.Close)
 
 	f := limits.NewInFlight(128 << 20)
@@ -216,17 +233,31 @@ func TestStalledBrotliBodiesOfOneHostLeaveOthersRoom(t *testing.T) {
 	defer cancel()
 	var wg sync.WaitGroup
 	t.Cleanup(wg.Wait)
-	for range 10 {
+	// One server, named five ways: one peer (its address), whatever the
+	// spelling.
+	port := hostile.Listener.Addr().(*net.TCPAddr).Port
+	names := []string{"127.0.0.1", "localhost", "LOCALHOST", "Localhost.", "localHost"}
+	for i := range 10 {
 		wg.Go(func() {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, hostile.URL, nil)
+			url := fmt.Sprintf("http://%s:%d/", names[i%len(names)], port)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 			if resp, err := client.Do(req); err == nil {
 				resp.Body.Close()
 			}
 		})
 	}
+	// The hostile bodies are charged (three of them at least, 27.5 MiB of
+	// decoder state each), and no more come in.
 	deadline := time.Now().Add(10 * time.Second)
-	for f.InUse() < f.Cap()/2 && time.Now().Before(deadline) { // the hostile bodies are charged
+	for f.InUse() < 80<<20 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
+	}
+	for held := f.InUse(); time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		if f.InUse() == held {
+			break
+		}
+		held = f.InUse()
 	}
 	held := f.InUse()
 	hctx, hcancel := context.WithTimeout(t.Context(), 5*time.Second)

@@ -39,15 +39,23 @@ var ErrBusy = errors.New("limits: in-flight budget exhausted")
 //
 // # Shares of peers
 //
-// A body of the Transport or the Middleware names its peer: on the server
-// the client's connection and its address, on the client the host. A peer
-// may hold up to a share of the budget (by default a quarter), and more
-// only while at least a share stays free for the others: so one peer alone
-// may use all but one share, a body of a peer that needs more fails at
-// once (it could never fit), and a request from another peer finds a share
-// free unless peers within their shares fill the budget. See
-// [NewInFlightShare]. Behind a proxy every client has the proxy's address;
-// connections are still told apart.
+// A body of the Transport or the Middleware names its peers: on the server
+// the client's connection and its address, on the client the host (by its
+// name, in any spelling) and the address its connection reached; an IPv6
+// address counts by its /64. A peer may hold up to a share of the budget
+// (by default a quarter), and more only while at least a share stays free
+// for the others: so one peer alone may use all but one share, a body of a
+// peer that needs more fails at once (it could never fit), and a request
+// from another peer finds a share free unless peers within their shares
+// fill the budget. See [NewInFlightShare]. Behind a proxy (or on a unix
+// socket) every client has one address: together they may use all but a
+// share.
+//
+// What a share does not bound: a body's first reservation, at its first
+// byte, holds its whole bound (4 MiB and its decoder's state by default)
+// for as long as its Timeout lets it stall, so peers at enough addresses
+// (the default budget's 256 MiB over about 64 connections from four
+// addresses or more) can still fill the budget for a byte each.
 //
 // # Reservations and deadlock freedom
 //

@@ -24,7 +24,13 @@ type Peers [2]uint16
 func NewHold(p *Pool) Hold { return Hold{p: p} }
 
 // SetPeers names the peers h charges from now on; h must hold nothing.
-func (h *Hold) SetPeers(peers Peers) { h.peers = peers }
+// A slot named twice counts once.
+func (h *Hold) SetPeers(peers Peers) {
+	if peers[1] == peers[0] {
+		peers[1] = 0
+	}
+	h.peers = peers
+}
 
 // Pool returns the Pool h charges, or nil.
 func (h *Hold) Pool() *Pool { return h.p }

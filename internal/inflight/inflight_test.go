@@ -287,3 +287,40 @@ func TestRetryAfterFollowsTheRateOfRelease(t *testing.T) {
 		t.Errorf("a share refusal, 20 free, 10 wanted, share 25, 1 byte/s: RetryAfter = %v, want 15s", got)
 	}
 }
+
+// TestPeerNamedTwiceCountsOnce: a client whose two keys (connection and
+// address) hash to one slot is counted once, not twice: it gets its whole
+// share. Sabotage: dropping the dedupe in SetPeers refuses it at half.
+func TestPeerNamedTwiceCountsOnce(t *testing.T) {
+	t.Parallel()
+	p := new(Pool)
+	Init(p, 100, 25)
+	h := NewHold(p)
+	h.SetPeers(Peers{7, 7})
+	if err := h.Grow(25); err != nil {
+		t.Errorf("a peer in one slot twice: Grow(25) of its 25-byte share = %v", err)
+	}
+	if got := p.peers[6].Load(); got != 25 {
+		t.Errorf("its slot holds %d, want 25", got)
+	}
+	h.Release()
+}
+
+// TestRetryAfterCountsTheSecondUnderWay: releases in the second under way
+// count when they are more than the last full second's: a burst that began
+// less than a second ago is not told to wait a minute. Sabotage: counting
+// full seconds only says a minute.
+func TestRetryAfterCountsTheSecondUnderWay(t *testing.T) {
+	t.Parallel()
+	p := new(Pool)
+	Init(p, 100, 0)
+	h := NewHold(p)
+	h.Grow(100)
+	p.rate.sec.Store(nowSec())
+	p.rate.last.Store(0)
+	p.rate.cur.Store(1000)
+	if got := RetryAfter(p, 10); got != time.Second {
+		t.Errorf("1000 bytes given back this second: RetryAfter = %v, want 1s", got)
+	}
+	h.Release()
+}

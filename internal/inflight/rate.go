@@ -34,13 +34,14 @@ func (r *releaseRate) add(n int64) {
 	r.cur.Add(n)
 }
 
-// perSecond returns the bytes given back in the last full second: zero
-// when none were, or when the last count is older.
+// perSecond returns the bytes given back in the last full second, or in
+// the second under way if more (a burst that began less than a second
+// ago): zero when none were, or when the last count is older.
 func (r *releaseRate) perSecond() int64 {
 	now := nowSec()
 	switch r.sec.Load() {
 	case now:
-		return r.last.Load()
+		return max(r.last.Load(), r.cur.Load())
 	case now - 1:
 		return r.cur.Load()
 	}
