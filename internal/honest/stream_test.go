@@ -248,7 +248,10 @@ func heartbeatsInBubble(t *testing.T, p proto, s side, b limits.Budget, n int) o
 		base.DialContext = l.dial
 		var rt http.RoundTripper = base
 		if s.ours {
-			rt = &boundhttp.Transport{Base: base, Streaming: true}
+			// Hours of heartbeats carry more than the default 4 MiB: the
+			// caller of a stream that long raises the budget, as it must.
+			rt = &boundhttp.Transport{Base: base, Streaming: true,
+				Budget: limits.Budget{MaxWireBytes: 64 << 20, MaxDecodedBytes: 64 << 20}}
 		}
 		start := time.Now()
 		x, notes := readHeartbeats(t.Context(), &http.Client{Transport: rt}, scheme+"://honest.test", n, func(s string) string { return s })
