@@ -280,3 +280,51 @@ func TestStalledBrotliBodiesOfOneHostLeaveOthersRoom(t *testing.T) {
 	t.Logf("the hostile host holds %d of %d; share %d", held, f.Cap(), f.Share())
 	cancel()
 }
+
+// TestClientsBehindAProxyToldApartByPeer pins the cost of the address
+// share behind a proxy: every client has the proxy's address, so seven
+// slow uploads in progress, each on a connection of its own, could use all
+// but a share together, and the sixth and seventh got 503 with 7 MiB idle.
+// MiddlewareConfig.Peer names the client the proxy forwards: each is a
+// peer of its own, and all seven fit. Sabotage: without Peer, two are
+// refused.
+func TestClientsBehindAProxyToldApartByPeer(t *testing.T) {
+	t.Parallel()
+	for _, named := range []bool{false, true} {
+		f := limits.NewInFlight(32 << 20)
+		cfg := boundhttp.MiddlewareConfig{InFlight: f}
+		if named {
+			cfg.Peer = func(r *http.Request) string { return r.Header.Get("X-Forwarded-For") }
+		}
+		s := httptest.NewServer(mustMW(t, cfg)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+		})))
+		var conns []net.Conn
+		refused := 0
+		for i := range 7 {
+			c, err := net.Dial("tcp", s.Listener.Addr().String()) // the proxy's connection for client i
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+			// A slow client's gzip upload, in progress: its first bytes came.
+			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 192.0.2.%d\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n\x1f\x8b\r\n", i+1)
+			deadline := time.Now().Add(5 * time.Second)
+			for f.InUse() < int64(i+1)*(4<<20) && time.Now().Before(deadline) { // charged, or refused
+				c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+				var b [12]byte
+				if n, _ := io.ReadFull(c, b[:]); n > 0 {
+					refused++
+					break
+				}
+			}
+		}
+		if want := map[bool]int{false: 2, true: 0}[named]; refused != want {
+			t.Errorf("Peer set %v: %d of 7 uploads through one proxy refused (%d of %d in use), want %d", named, refused, f.InUse(), f.Cap(), want)
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+		s.Close()
+	}
+}

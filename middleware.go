@@ -251,6 +251,16 @@ type MiddlewareConfig struct {
 	// first reservation waits; see [limits.InFlight] for why that cannot
 	// deadlock.
 	InFlightWait time.Duration
+
+	// Peer, if set, names the client a request body's in-flight share is
+	// counted for, besides its connection (see [limits.NewInFlightShare]):
+	// behind a proxy, the client address the proxy forwards (the hop it
+	// added to X-Forwarded-For, say), so that the clients it carries are
+	// told apart; "" counts the connection alone. Nil means the address of
+	// r.RemoteAddr, which behind a proxy (or on a unix socket) is one for
+	// every client: together they may then use all but a share. It must be
+	// safe for concurrent use; what it returns is a key, never echoed.
+	Peer func(r *http.Request) string
 }
 
 // NewMiddleware returns the middleware c describes, or an error if c.Budget,

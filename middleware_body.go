@@ -184,7 +184,11 @@ func (x *exchange) admit(b *limits.Budget) *limits.Error {
 	}
 	src.JSON = x.m.body.JSON != nil && (x.m.cfg.JSONAlways || isJSON(x.r.Header.Get("Content-Type")))
 	src.Ctx, src.InFlightWait, src.RC = x.r.Context(), x.m.cfg.InFlightWait, &x.rc
-	src.Peers = clientPeers(x.r.RemoteAddr)
+	if x.m.cfg.Peer != nil {
+		src.Peers = [2]string{x.r.RemoteAddr, x.m.cfg.Peer(x.r)}
+	} else {
+		src.Peers = clientPeers(x.r.RemoteAddr)
+	}
 	// The codings of every Content-Encoding line (net/http keeps keys canonical).
 	if ce := x.r.Header["Content-Encoding"]; len(ce) > 0 {
 		return x.decode(ce)
