@@ -9,7 +9,9 @@ import (
 // room for 64 whole compressed bodies of the default 4 MiB at once, or 9
 // brotli streams with the largest standard window (27.5 MiB of decoder
 // state each), and at most that much memory held by bodies on each side
-// whatever the load.
+// whatever the load. One peer (a client, a host) holds at most all but a
+// quarter of it, 192 MiB, leaving the quarter to the others (see
+// [limits.NewInFlightShare]).
 const DefaultInFlightBytes = 256 << 20
 
 var (
