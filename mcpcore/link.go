@@ -25,11 +25,12 @@ const NextKey = "next"
 // isResultURI reports whether uri is in this package's scheme.
 func isResultURI(uri string) bool { return strings.HasPrefix(uri, ResultURIPrefix) }
 
-// parseResultURI returns the id and the 0-based page of uri.
+// parseResultURI returns the id and the 0-based page of uri, a URI of this
+// package's scheme as pageURI writes it, and reports whether it is one.
 func parseResultURI(uri string) (id string, page int, ok bool) {
-	rest := strings.TrimPrefix(uri, ResultURIPrefix)
+	rest, scheme := strings.CutPrefix(uri, ResultURIPrefix)
 	id, q, hasQ := strings.Cut(rest, "?page=")
-	if len(id) != 32 {
+	if !scheme || !isHexID(id) {
 		return "", 0, false
 	}
 	if !hasQ {

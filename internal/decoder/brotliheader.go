@@ -28,7 +28,10 @@ func brotliWindowBits(hdr []byte) (uint, bool) {
 		if len(hdr) < 2 {
 			return 0, false
 		}
-		return uint(hdr[1] & 0x3f), true
+		if w := uint(hdr[1] & 0x3f); w >= 10 {
+			return w, true
+		}
+		return 24, true // below the smallest window: invalid, charged as the largest standard one
 	default:
 		return 8 + uint(m), true // 1000 xxx: 10..15
 	}
