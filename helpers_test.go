@@ -633,35 +633,3 @@ func stalledPost(t *testing.T, what string, s *httptest.Server, path string, con
 	answer, _ := io.ReadAll(resp.Body)
 	return resp, answer, elapsed, c
 }
-
-// pipeListener is a net.Listener that hands out the server ends of
-// net.Pipe connections sent on conns: a server reachable inside a
-// testing/synctest bubble, where loopback sockets are not.
-type pipeListener struct {
-	conns chan net.Conn
-	once  sync.Once
-	done  chan struct{}
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
-func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{} }
-
-// dial returns the client end of a new connection to the server.
-func (l *pipeListener) dial() net.Conn {
-	c, s := net.Pipe()
-	l.conns <- s
-	return c
-}

@@ -280,7 +280,7 @@ func TestStalledBodyAnsweredInAndAfterSynctestBubble(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := newPipeListener()
+		l := testenc.NewPipeListener()
 		srv := &http.Server{Handler: mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if b, err := io.ReadAll(r.Body); err == nil {
 				w.Write(b)
@@ -288,7 +288,10 @@ func TestStalledBodyAnsweredInAndAfterSynctestBubble(t *testing.T) {
 		}))}
 		go srv.Serve(l)
 		defer srv.Shutdown(context.Background()) // waits for the connection's lingering close
-		c := l.dial()
+		c, err := l.Dial(context.Background(), "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
 		defer c.Close()
 		start := time.Now()
 		go io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")

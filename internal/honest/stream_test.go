@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
 )
 
@@ -224,7 +225,8 @@ func heartbeatsInBubble(t *testing.T, p proto, s side, b limits.Budget, n int) o
 			}
 			h = mw(h)
 		}
-		l := newPipeListener()
+		l := testenc.NewPipeListener()
+		l.Wrap = func(c net.Conn) net.Conn { return buffered(c) }
 		srv := &http.Server{Handler: withOuter(s.outer, h), Protocols: new(http.Protocols)}
 		scheme := "http"
 		switch {
@@ -245,7 +247,7 @@ func heartbeatsInBubble(t *testing.T, p proto, s side, b limits.Budget, n int) o
 			go srv.Serve(l)
 		}
 		base := baseTransport(s.ours, p, leaf)
-		base.DialContext = l.dial
+		base.DialContext = l.Dial
 		var rt http.RoundTripper = base
 		if s.ours {
 			// Hours of heartbeats carry more than the default 4 MiB: the
@@ -265,43 +267,6 @@ func heartbeatsInBubble(t *testing.T, p proto, s side, b limits.Budget, n int) o
 		t.Logf("%s: %s", s.name, n)
 	}
 	return o
-}
-
-// pipeListener is a net.Listener whose connections are net.Pipe ends: a
-// server reachable from inside a testing/synctest bubble.
-type pipeListener struct {
-	conns chan net.Conn
-	once  sync.Once
-	done  chan struct{}
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-// dial is a DialContext: it returns the client end of a new connection.
-func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	c, s := net.Pipe()
-	select {
-	case l.conns <- buffered(s):
-		return buffered(c), nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // bufferedConn is a net.Pipe end whose writes are buffered (up to 64
@@ -371,8 +336,3 @@ func (b *bufferedConn) Close() error {
 	b.once.Do(func() { close(b.closing) })
 	return nil
 }
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "honest.test:0" }
