@@ -173,7 +173,7 @@ type connBody struct {
 	timer   atomic.Pointer[time.Timer]
 	aborted atomic.Bool  // closed by the watch, not by its owner
 	reading atomic.Int32 // Reads in progress in net/http
-	mark    atomic.Int64 // the connection's bytes written when the deadline passed (see connWatch.moving)
+	mark    atomic.Int64 // the connection's progress when the deadline passed (see connWatch.moving)
 	closing atomic.Bool
 	done    sync.WaitGroup // held from guardBody until the first Close returned
 	err     error          // of the close; read after done

@@ -99,29 +99,26 @@ func (h *tripTimer) fire(s *timerSlot) {
 		h.body.Expire()
 		h.guard.deadlinePassed()
 	case phaseClose:
-		if h.wedged() {
-			h.w.closeConn()
-		} else if !h.done.Load() {
-			s.t.Reset(abortGrace) // closed stops it, or it fires to no effect
-		}
+		h.look(s.t)
 	}
 }
 
-// wedged reports whether the Close the guard watches is still waiting and
-// the connection's writes did not move since the guard's last look, or it
-// has waited closeWaitMax.
-func (h *tripTimer) wedged() bool {
-	return !h.done.Load() && (!h.w.moving(&h.mark) || time.Since(h.since) >= closeWaitMax)
-}
-
-// spareFired is the spare guard's firing: fire's phaseClose.
-func (h *tripTimer) spareFired() {
-	if h.wedged() {
+// look is a firing of the Close guard, on timer t: while the Close it
+// guards still waits, it closes the connection if its writes did not move
+// since the last look or the Close has waited closeWaitMax, else looks
+// again abortGrace later (closed stops t, or it fires to no effect).
+func (h *tripTimer) look(t *time.Timer) {
+	switch {
+	case h.done.Load():
+	case !h.w.moving(&h.mark) || time.Since(h.since) >= closeWaitMax:
 		h.w.closeConn()
-	} else if !h.done.Load() {
-		h.spare.Load().Reset(abortGrace)
+	default:
+		t.Reset(abortGrace)
 	}
 }
+
+// spareFired is the spare guard's firing.
+func (h *tripTimer) spareFired() { h.look(h.spare.Load()) }
 
 // stop disarms the header deadline once the base transport returned resp
 // and err, and returns the error of the round trip: a header timeout if the

@@ -46,17 +46,14 @@ func (d *Reader) SetPeers(keys [2]string) {
 	d.fl.hold.SetPeers(peerSlots(keys))
 }
 
-// peerSlots returns the slots of the peers named by keys; two keys that
-// share a slot count once.
+// peerSlots returns the slots of the peers named by keys (two keys that
+// share a slot count once: see inflight.Hold.SetPeers).
 func peerSlots(keys [2]string) inflight.Peers {
 	var p inflight.Peers
 	for i, k := range keys {
 		if k != "" {
 			p[i] = inflight.PeerSlot(k)
 		}
-	}
-	if p[1] == p[0] {
-		p[1] = 0
 	}
 	return p
 }
