@@ -118,19 +118,26 @@ func TestProgressMovesWhileOneWriteWaits(t *testing.T) {
 			time.Sleep(10 * time.Millisecond) // a slow peer, about 1.6 MB/s: the workload's pace
 		}
 	}()
+	// Five advances of progress, each seen before the Write returned: the
+	// looks wait for the peer's reads (polled, up to 30 s each, so that a
+	// loaded machine only slows them), not for a fixed time.
 	var last int64
-	for i := range 5 { // five looks, each after the peer read more
-		time.Sleep(200 * time.Millisecond)
+	for i := range 5 {
+		deadline := time.Now().Add(30 * time.Second)
 		p := fc.progress()
-		if p <= last {
-			t.Fatalf("look %d: progress %d, not past %d, while the peer reads", i, p, last)
+		for p <= last && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+			p = fc.progress()
 		}
-		last = p
 		select {
 		case err := <-wrote:
-			t.Fatalf("the 16 MiB Write returned (%v) before the looks: the test proves nothing", err)
+			t.Fatalf("the 16 MiB Write returned (%v) before advance %d: the test proves nothing", err, i)
 		default:
 		}
+		if p <= last {
+			t.Fatalf("advance %d: progress %d, not past %d in 30 s, while the peer reads", i, p, last)
+		}
+		last = p
 	}
 	close(stop)
 	<-reading
