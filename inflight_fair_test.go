@@ -309,7 +309,7 @@ func TestClientsBehindAProxyToldApartByPeer(t *testing.T) {
 			conns = append(conns, c)
 			// A slow client's gzip upload, in progress: its first bytes came.
 			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 192.0.2.%d\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n\x1f\x8b\r\n", i+1)
-			deadline := time.Now().Add(30 * time.Second) // bounds a failure only
+			deadline := time.Now().Add(30 * time.Second)                        // bounds a failure only
 			for f.InUse() < int64(i+1)*(4<<20) && time.Now().Before(deadline) { // charged, or refused
 				c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
 				var b [12]byte
