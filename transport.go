@@ -97,7 +97,8 @@ const DefaultAcceptEncoding = "zstd, br, gzip, deflate;q=0.5"
 // (HeaderTimeout, Budget.Timeout, the request's context,
 // http.Client.Timeout) ends RoundTrip, a Read in progress and Close within
 // about one second of passing, whatever the peer
-// does: net/http gets 500 ms to end the body; then the Transport closes
+// does, but for a Close on a connection whose writes still move (at most
+// 30 s, below): net/http gets 500 ms to end the body; then the Transport closes
 // the body itself, and the connection the request got (as
 // [httptrace.ClientTrace.GotConn] reports it) if a Read still waits in
 // net/http or the Close does not return within 500 ms, and the connection
