@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,13 +17,14 @@ import (
 )
 
 // TestDefaultMiddlewareBoundsStalledBrotli pins the trap of per-body limits
-// without a process-wide one: 32 connections that each send the first
-// bytes of a brotli stream declaring a 16 MiB window and stall make a
-// server allocate a ring buffer each, whatever its body limit. A
-// Middleware configured with nothing but a Budget is charged to
-// DefaultServerInFlight, so at most DefaultInFlightBytes is held and the
-// rest are answered 503 at once. Not parallel: the default budget is
-// process-wide, and this test fills it.
+// without a process-wide one: 32 connections that each send the start of a
+// brotli stream declaring a 16 MiB window, far enough to have earned their
+// bound (260 KiB: the server reads 1/128 of a body's bound before it
+// decodes), and stall make a server allocate a ring buffer each, whatever
+// its body limit. A Middleware configured with nothing but a Budget is
+// charged to DefaultServerInFlight, so at most DefaultInFlightBytes is held
+// and the rest are answered 503 at once. Not parallel: the default budget
+// is process-wide, and this test fills it.
 func TestDefaultMiddlewareBoundsStalledBrotli(t *testing.T) {
 	f := boundhttp.DefaultServerInFlight()
 	if f.Cap() != boundhttp.DefaultInFlightBytes {
@@ -31,9 +33,9 @@ func TestDefaultMiddlewareBoundsStalledBrotli(t *testing.T) {
 	mw := boundhttp.Middleware(limits.Budget{})
 	s := httptest.NewServer(mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
 	defer s.Close()
-	// The first bytes of a brotli stream declaring a 16 MiB window and a
-	// 16 MiB meta-block.
-	stall := append([]byte{0xCF, 0xFF, 0xFF, 0xFF}, "xxxxxxxx"...)
+	data := make([]byte, 1<<20)
+	rand.NewChaCha8([32]byte{5}).Read(data)
+	stall := chunked(brotli24(data)[:260<<10])
 	const conns = 32
 	release := make(chan struct{})
 	answers := make(chan int, conns) // the status, or 0 for none in time
@@ -48,7 +50,7 @@ func TestDefaultMiddlewareBoundsStalledBrotli(t *testing.T) {
 				return
 			}
 			defer c.Close()
-			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Encoding: br\r\nContent-Length: 60000\r\n\r\n")
+			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Encoding: br\r\nTransfer-Encoding: chunked\r\n\r\n")
 			c.Write(stall)
 			c.SetReadDeadline(time.Now().Add(2 * time.Second))
 			if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
@@ -57,7 +59,8 @@ func TestDefaultMiddlewareBoundsStalledBrotli(t *testing.T) {
 			}
 		})
 	}
-	// Each admitted stream holds 27.5 MiB of decoder state: at most 9 fit.
+	// Each admitted stream holds 27.5 MiB of decoder state and its 4 MiB
+	// bound: at most 8 fit.
 	busy := 0
 	for range conns {
 		if <-answers == http.StatusServiceUnavailable {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -283,13 +284,17 @@ func TestStalledBrotliBodiesOfOneHostLeaveOthersRoom(t *testing.T) {
 
 // TestClientsBehindAProxyToldApartByPeer pins the cost of the address
 // share behind a proxy: every client has the proxy's address, so seven
-// slow uploads in progress, each on a connection of its own, could use all
-// but a share together, and the sixth and seventh got 503 with 7 MiB idle.
+// slow uploads in progress, each on a connection of its own and far enough
+// to have earned its bound (40 KiB of gzip), could use all but a share
+// together, and the sixth and seventh got 503 with 7 MiB idle.
 // MiddlewareConfig.Peer names the client the proxy forwards: each is a
 // peer of its own, and all seven fit. Sabotage: without Peer, two are
 // refused.
 func TestClientsBehindAProxyToldApartByPeer(t *testing.T) {
 	t.Parallel()
+	data := make([]byte, 1<<20)
+	rand.NewChaCha8([32]byte{3}).Read(data)
+	start := chunked(testenc.Encode("gzip", data)[:40<<10]) // past 1/128 of its 4 MiB bound
 	for _, named := range []bool{false, true} {
 		f := limits.NewInFlight(32 << 20)
 		cfg := boundhttp.MiddlewareConfig{InFlight: f}
@@ -308,7 +313,8 @@ func TestClientsBehindAProxyToldApartByPeer(t *testing.T) {
 			}
 			conns = append(conns, c)
 			// A slow client's gzip upload, in progress: its first bytes came.
-			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 192.0.2.%d\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n\x1f\x8b\r\n", i+1)
+			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 192.0.2.%d\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n", i+1)
+			c.Write(start)
 			deadline := time.Now().Add(30 * time.Second)                        // bounds a failure only
 			for f.InUse() < int64(i+1)*(4<<20) && time.Now().Before(deadline) { // charged, or refused
 				c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))

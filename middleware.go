@@ -248,7 +248,8 @@ type MiddlewareConfig struct {
 
 	// InFlightWait is how long a body waits for room in InFlight before it
 	// is refused. Zero means no wait; negative is an error. Only a body's
-	// first reservation waits; see [limits.InFlight] for why that cannot
+	// first reservation, and a whole body's reservation of its bound after
+	// it read ahead, wait; see [limits.InFlight] for why that cannot
 	// deadlock.
 	InFlightWait time.Duration
 

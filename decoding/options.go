@@ -33,8 +33,8 @@ func WithRequireChecksum() Option { return Option(decoder.WithRequireChecksum())
 
 // WithInFlight charges the body to the process-wide budget f (nil: none):
 // the state of each decoder before it is allocated, and, in [ReadAll] and
-// [Reader.ReadAll], the buffered body. Nothing is charged before the
-// body's first byte. What a decoder is charged:
+// [Reader.ReadAll], the bytes read ahead and the buffered body. Nothing is
+// charged before the body's first byte. What a decoder is charged:
 //
 //   - gzip, deflate: 64 KiB per layer (the 32 KiB window, the Huffman
 //     tables and the 4 KiB input buffer), when its first byte came.
@@ -51,17 +51,28 @@ func WithRequireChecksum() Option { return Option(decoder.WithRequireChecksum())
 //
 // These are measured with runtime.MemStats and rounded up.
 //
-// A whole-body read first reserves, in one reservation together with the
-// first decoder's state, room for the body's bound: what remains of
-// MaxDecodedBytes (for the Transport and Middleware, an identity body's
-// Content-Length when it is smaller), plus up to one chunk of slack, never
-// more than the capacity. The bytes read are charged against that
-// reservation as they are buffered; what it did not use is given back at
-// the verified end.
+// A whole-body read first reads ahead, undecoded: nothing is charged until
+// its first 512 bytes came, then the bytes read (in chunks of at most
+// twice their size, against the budget's starting room, a quarter of it)
+// until the peer has sent 1/128 of the body's bound (or the body ended).
+// The bound is what remains of MaxDecodedBytes (for the Transport and
+// Middleware, an identity body's Content-Length when it is smaller), one
+// chunk and up to one more of slack, and the most its decoders' state can
+// be charged (with the window at MaxWindowBytes). Then it reserves that
+// bound, in one reservation together with the first decoder's state, and
+// decodes; the bytes read are charged against the reservation as they are
+// buffered; what it did not use is given back at the verified end. So a
+// peer holds at most 128 bytes of the budget per byte it sent before the
+// body ended. A body whose bound is above half the capacity, or that finds
+// the starting room full, reads nothing ahead and reserves after its first
+// 512 bytes. A body read as a stream is charged its decoders' state as
+// above, from its first byte.
 //
-// Only the first reservation of a body may wait for room; with a Reader of
-// this package it never waits (boundhttp's Transport and Middleware let it
-// wait as their InFlight fields document). Every later one (a second
+// A body's first reservation may wait for room, and so may the reservation
+// of a whole body's bound after it read ahead (it holds only bytes read
+// ahead; see [limits.InFlight] for why that cannot deadlock); with a Reader
+// of this package they never wait (boundhttp's Transport and Middleware let
+// them wait as their InFlight fields document). Every later one (a second
 // layer's decoder, a zstd frame with a larger window, chunks beyond the
 // bound) fails at once. A refusal is a [*limits.Error] of
 // [limits.StageInFlight] (errors.Is [limits.ErrBusy]), sticky like every

@@ -30,12 +30,36 @@ var ErrBusy = errors.New("limits: in-flight budget exhausted")
 // # What is charged, and when
 //
 // Before its first body byte a body holds nothing: a peer that sends
-// headers alone holds no room. At its first byte, the body's decoders are
-// charged their state (see [decoding.WithInFlight] for the amounts and the
-// points), and a body read whole reserves, in the same first reservation,
-// room for its bound (its declared length, or what remains of
-// MaxDecodedBytes). The bytes it buffers are charged against that room as
-// they come; what it did not use is given back at its verified end.
+// headers alone holds no room. A body read whole (the Middleware's, and
+// the Transport's ReadBody, Fetch and Lazy bodies) then holds nothing
+// until its first 512 bytes came (the whole body, if shorter), and reads
+// ahead, undecoded, holding the bytes it read (in chunks of at most twice
+// their size) until its peer has sent 1/128 of its bound: its declared
+// length or what remains of MaxDecodedBytes, a chunk, and the most its
+// decoders' state can be charged (see [decoding.WithInFlight]). Only then,
+// or once the body ended (its peer can no longer stall it), does it
+// reserve that bound, and decode. So a peer holds at most 128 bytes of the
+// budget per byte of body it sent, whatever its coding and however it
+// stalls, and nothing for a body that sent fewer than 512 bytes. A body
+// with a Content-Length of at most 64 KiB and no coding reserves its one
+// chunk after its first 512 bytes: 128 per byte at most too.
+//
+// A body read as a stream (the Transport's default, the Middleware's
+// Streaming) decodes as its bytes come, and its decoders are charged their
+// state from its first byte, as the codec allocates it: up to 64 KiB for
+// gzip or deflate, 640 KiB and the declared window for zstd, and 3.5 MiB
+// and 1.5 times the declared window for brotli (27.5 MiB for a 16 MiB
+// window, in 12 bytes). That is the one charge a peer gets ahead of its
+// bytes: per body, at most that state; per connection, that times the
+// bodies it has open (one over HTTP/1.1, the streams the server allows over
+// HTTP/2); for one peer, its share (below).
+//
+// Bytes read ahead count against a starting room of a quarter of the
+// budget as well: when it is full, a new body reads nothing ahead and
+// reserves its bound after its first 512 bytes (an exception to the ratio
+// above, which peers can only bring about by holding a quarter of the
+// budget in bytes read ahead for them: at least a third of it sent). A body whose bound exceeds half the
+// budget, or all but a share of it, does not read ahead either.
 //
 // # Shares of peers
 //
@@ -51,23 +75,26 @@ var ErrBusy = errors.New("limits: in-flight budget exhausted")
 // socket) every client has one address: together they may use all but a
 // share.
 //
-// What a share does not bound: a body's first reservation, at its first
-// byte, holds its whole bound (4 MiB and its decoder's state by default)
-// for as long as its Timeout lets it stall, so peers at enough addresses
-// (the default budget's 256 MiB over about 64 connections from four
-// addresses or more) can still fill the budget for a byte each.
+// What all peers together can hold is the budget; per byte they sent,
+// 128 for bodies read whole, plus the decoder state of the bodies they
+// stream. Filling the default 256 MiB budget with bodies read whole takes
+// 2 MiB of body bytes sent and held open until their Timeout, from at
+// least two addresses.
 //
 // # Reservations and deadlock freedom
 //
-// Only a body that holds nothing may wait for room (its first reservation,
-// as long as its context, wait or Timeout allows); every later reservation
-// (a second decoder, a larger window, a buffered body beyond its bound)
-// fails at once with [ErrBusy] when there is no room. Hence every byte of
-// the budget is held by a body that is not waiting for the budget: it
+// A body may wait for room only where what it holds cannot stop another
+// from finishing: its first reservation when it holds nothing, and the
+// reservation of its bound when it holds only bytes read ahead, for at
+// most half the budget. Every later reservation (a second decoder, a
+// larger window, a buffered body beyond its bound) fails at once with
+// [ErrBusy] when there is no room. Bodies that wait while holding bytes
+// read ahead hold at most the starting room, a quarter; every other byte
+// of the budget is held by a body that is not waiting for the budget: it
 // progresses (its peer sends, its handler or caller finishes, or its
 // Timeout or context ends it) and gives its bytes back without needing any
-// other body to give anything first. The wait-for graph has no edge from a
-// holder to the budget, so it has no cycle.
+// other body to give anything first. Once they have, three quarters are
+// free, enough for any waiter's half: no cycle of waits can form.
 //
 // What this argument does not cover is a holder that waits for something
 // else that waits for the budget: a handler that holds its request body

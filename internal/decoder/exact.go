@@ -47,8 +47,9 @@ var errLonger = errors.New("decoding: body longer than its declared length")
 // [Reader.ReadAllChunks] does for such a body, with the same errors, but
 // with no decoder and no per-Read checks (there is nothing to decode, and
 // the length is within the budget). The chunk is taken, and its capacity
-// charged to the in-flight budget, once the first byte came: before it the
-// body holds nothing. A body read to its end hands the charge over with
+// charged to the in-flight budget, once the first 512 bytes came (or the
+// whole body, if shorter): a peer holds at most [EarnRatio] bytes per byte
+// it sent, and before them the body holds nothing. A body read to its end hands the charge over with
 // the chunks (their Release gives it back); on failure, or a panic in the
 // source, ReadExact gives it back itself and returns no chunk. Usage counts
 // the bytes read off the source. The caller bounds the time (a read
@@ -56,7 +57,7 @@ var errLonger = errors.New("decoding: body longer than its declared length")
 func ReadExact(e *Exact) (chunks chunk.List, u limits.Usage, err error) {
 	probe := probePool.Get().(*[chunk.MinSize]byte) // on the stack it would escape through the source's Read
 	defer probePool.Put(probe)
-	first := probe[:1]
+	first := probe[:min(e.Length, chunk.MinSize)]
 	m, err := fill(e.Src, first, 0)
 	if m == 0 {
 		if err == io.EOF {
@@ -70,7 +71,7 @@ func ReadExact(e *Exact) (chunks chunk.List, u limits.Usage, err error) {
 	if e.Wait == 0 {
 		ctx = nil
 	}
-	u = limits.Usage{WireBytes: 1, DecodedBytes: 1}
+	u = limits.Usage{WireBytes: int64(m), DecodedBytes: int64(m)}
 	if err := reserveFirst(&h, ctx, e.Wait, chunk.Cap(e.Length)); err != nil {
 		if b := inflightError(err, "identity", false); b != nil {
 			return chunk.List{}, u, b
@@ -82,10 +83,10 @@ func ReadExact(e *Exact) (chunks chunk.List, u limits.Usage, err error) {
 	// decoder's are).
 	defer h.Release()
 	buf := chunks.Next(e.Length)
-	buf[0] = first[0]
+	copy(buf, first[:m])
 	if err == nil {
-		m, err = readExact(e.Src, buf, 1)
-	} // else the source ended (io.EOF) or failed at its first byte
+		m, err = readExact(e.Src, buf, m)
+	} // else the source ended (io.EOF) or failed within its first bytes
 	u = limits.Usage{WireBytes: int64(m), DecodedBytes: int64(m)}
 	if err != io.EOF {
 		chunks.Release()

@@ -346,41 +346,45 @@ func TestReadExactAgreesWithDecoder(t *testing.T) {
 }
 
 // chargeSpy is a source that records the in-flight budget's InUse at
-// its first Read.
+// each Read, with the bytes it had given before it.
 type chargeSpy struct {
-	r      io.Reader
-	f      *limits.InFlight
-	reads  int
-	first  int64 // at the first Read
-	second int64 // at the second Read, -1 until it came
+	r     io.Reader
+	f     *limits.InFlight
+	reads int
+	given int64
+	seen  []seen
 }
+
+type seen struct{ given, inUse int64 }
 
 func (s *chargeSpy) Read(p []byte) (int, error) {
-	switch s.reads++; s.reads {
-	case 1:
-		s.first = s.f.InUse()
-	case 2:
-		s.second = s.f.InUse()
-	}
-	return s.r.Read(p)
+	s.reads++
+	s.seen = append(s.seen, seen{s.given, s.f.InUse()})
+	n, err := s.r.Read(p)
+	s.given += int64(n)
+	return n, err
 }
 
-// TestReadExactChargesChunkAtFirstByte pins the in-flight charge of an
-// exact body: nothing before its first byte came (a peer that sends
-// headers alone holds nothing), then the capacity of the one chunk it is
-// read into (never the bytes as they come), which rides with the chunks
-// until they are released, and is given back on every failure. Sabotage:
-// reserving before the first Read, as it once did, fails every row.
-func TestReadExactChargesChunkAtFirstByte(t *testing.T) {
+// TestReadExactChargesChunkAfterItsFirstBytes pins the in-flight charge of
+// an exact body: nothing until its first 512 bytes came (the whole body, if
+// shorter: a peer that sends headers, or fewer bytes, holds nothing), then
+// the capacity of the one chunk it is read into (never the bytes as they
+// come), so that a peer holds at most EarnRatio bytes per byte it sent; the
+// charge rides with the chunks until they are released and is given back on
+// every failure. Sources give 100 bytes per Read. Sabotage: reserving at the
+// first byte, as it once did, fails the rows longer than 100 bytes; reserving
+// before the first Read fails every row.
+func TestReadExactChargesChunkAfterItsFirstBytes(t *testing.T) {
 	t.Parallel()
 	data := text(chunk.MaxSize + 1)
 	for _, tt := range []struct {
 		length int64
 		charge int64
 	}{
-		{1, 512}, {512, 512}, {513, 1024}, {4096, 4096}, {4097, 8192},
+		{1, 512}, {511, 512}, {512, 512}, {513, 1024}, {4096, 4096}, {4097, 8192},
 		{chunk.MaxSize - 1, chunk.MaxSize}, {chunk.MaxSize, chunk.MaxSize},
 	} {
+		first := min(tt.length, chunk.MinSize)
 		for _, tail := range []struct {
 			name string
 			src  func() io.Reader
@@ -396,14 +400,17 @@ func TestReadExactChargesChunkAtFirstByte(t *testing.T) {
 			}, false},
 		} {
 			f := limits.NewInFlight(1 << 20)
-			spy := &chargeSpy{r: tail.src(), f: f, second: -1}
+			spy := &chargeSpy{r: &pieces{r: tail.src(), n: 100}, f: f}
 			chunks, _, err := ReadExact(&Exact{Src: spy, Length: tt.length, Config: exactConfig(t, f)})
 			name := fmt.Sprintf("%d bytes, %s", tt.length, tail.name)
-			if spy.first != 0 {
-				t.Errorf("%s: InUse() = %d at the first Read, before any byte, want 0", name, spy.first)
-			}
-			if wantSecond := tt.charge; spy.second != wantSecond && !(tt.length == 1 && tail.name != "whole" && tail.name != "longer") {
-				t.Errorf("%s: InUse() = %d at the second Read, after the first byte, want %d (the chunk's capacity)", name, spy.second, wantSecond)
+			for _, s := range spy.seen {
+				want := int64(0)
+				if s.given >= first {
+					want = tt.charge
+				}
+				if s.inUse != want {
+					t.Errorf("%s: InUse() = %d at a Read after %d bytes, want %d", name, s.inUse, s.given, want)
+				}
 			}
 			if (err == nil) != tail.ok {
 				t.Fatalf("%s: ReadExact = %v", name, err)
@@ -416,9 +423,9 @@ func TestReadExactChargesChunkAtFirstByte(t *testing.T) {
 				t.Errorf("%s: InUse() = %d once ReadExact returned, want %d", name, got, held)
 			}
 			chunks.Release()
-			peak := tt.charge
-			if tt.length == 1 && tail.name != "whole" && tail.name != "longer" {
-				peak = 0 // no byte came: nothing was taken
+			peak := int64(0)
+			if spy.given > 0 {
+				peak = tt.charge // a body that failed within its first bytes took its chunk too
 			}
 			if got := f.InUse(); got != 0 || f.Peak() != peak {
 				t.Errorf("%s: InUse() = %d, Peak() = %d after Release, want 0, %d", name, got, f.Peak(), peak)
@@ -427,12 +434,21 @@ func TestReadExactChargesChunkAtFirstByte(t *testing.T) {
 	}
 }
 
+// pieces gives at most n bytes per Read.
+type pieces struct {
+	r io.Reader
+	n int
+}
+
+func (p *pieces) Read(b []byte) (int, error) { return p.r.Read(b[:min(len(b), p.n)]) }
+
 // TestReadExactNoRoomFailsAsDecoderDoes: a body that finds no room in the
-// in-flight budget (Wait 0) at its first byte is refused, with the breach
+// in-flight budget (Wait 0) after its first bytes is refused, with the breach
 // the decoder gives for the same body (stage inflight, the capacity as
 // Limit, the chunk's capacity as Observed, encoding "identity", never
 // declared: the length was within the budget), matching limits.ErrBusy,
-// having read that one byte; it holds nothing. Where the budget has room
+// having read its first 512 bytes (the whole body, if shorter); it holds
+// nothing. Where the budget has room
 // for more than the chunk, the decoder's first reservation also takes the
 // body's bound (see startBody) and reports that as Observed; ReadExact
 // reserves, and reports, the chunk alone.
@@ -471,8 +487,9 @@ func TestReadExactNoRoomFailsAsDecoderDoes(t *testing.T) {
 		if d := breachDiff(got.err, want.err); d != "" && tt.same {
 			t.Errorf("%s: ReadExact and the decoder disagree: %s", tt.name, d)
 		}
-		if spy.reads != 1 || got.usage != (limits.Usage{WireBytes: 1, DecodedBytes: 1}) || got.data != nil {
-			t.Errorf("%s: the source was read %d times, Usage %+v, %d bytes, want its first byte read and nothing handed out", tt.name, spy.reads, got.usage, len(got.data))
+		first := min(tt.length, chunk.MinSize)
+		if spy.reads != 1 || got.usage != (limits.Usage{WireBytes: first, DecodedBytes: first}) || got.data != nil {
+			t.Errorf("%s: the source was read %d times, Usage %+v, %d bytes, want its first %d bytes read and nothing handed out", tt.name, spy.reads, got.usage, len(got.data), first)
 		}
 		if got.held != tt.others {
 			t.Errorf("%s: InUse() = %d after the refusal, want %d (the other body's)", tt.name, got.held, tt.others)
@@ -484,8 +501,8 @@ func TestReadExactNoRoomFailsAsDecoderDoes(t *testing.T) {
 // TestReadExactWaitEndedByContext: a body that waits for room (Wait < 0:
 // until its context ends; Wait > 0: at most that long) and does not get
 // it fails with stage inflight wrapping the context's error, as the
-// decoder's SetInFlightWait does, having read its first byte alone and
-// holding nothing;
+// decoder's SetInFlightWait does, having read its first 512 bytes alone
+// and holding nothing;
 // one whose room comes while it waits reads its body.
 func TestReadExactWaitEndedByContext(t *testing.T) {
 	t.Parallel()
@@ -624,7 +641,7 @@ func TestReadExactPanicGivesBackCharge(t *testing.T) {
 	t.Parallel()
 	f := limits.NewInFlight(1 << 20)
 	var charged int64 = -1
-	src := io.MultiReader(bytes.NewReader(text(100)), readerFunc(func([]byte) (int, error) {
+	src := io.MultiReader(bytes.NewReader(text(600)), readerFunc(func([]byte) (int, error) {
 		charged = f.InUse()
 		panic("source broke")
 	}))

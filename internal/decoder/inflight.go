@@ -26,7 +26,8 @@ const (
 	BrotliState = 3<<20 + 512<<10
 )
 
-// SetInFlightWait lets the body's first reservation wait for room until ctx
+// SetInFlightWait lets the body's first reservation (and a whole body's
+// reservation of its bound after it read ahead) wait for room until ctx
 // is done or max has elapsed (max < 0: until ctx is done; max == 0 or ctx
 // nil: no wait, the default). Call it before the first Read. It has no
 // effect on a body that charges no in-flight budget. A wait cut short is
@@ -67,6 +68,7 @@ type inflightState struct {
 	chunks   int64           // held for buffered chunks
 	prepaid  int64           // reserved for chunks and not yet used
 	pending  int64           // body bound to add to the first reservation
+	ahead    readAhead       // bytes read ahead before the first reservation
 }
 
 // zstdCharge is what one zstd layer has been charged: each layer runs its
@@ -116,7 +118,7 @@ func (d *Reader) reserve(n int64, enc string, declared bool) error {
 		// The body bound rides along only as far as it fits: n + pending
 		// never exceeds the capacity (nor overflows) unless n alone does.
 		pending := max(d.fl.pending, 0)
-		if c := h.Most(); n <= c {
+		if c := d.most(); n <= c {
 			pending = min(pending, c-n)
 		} else {
 			pending = 0
@@ -148,9 +150,23 @@ func inflightError(err error, enc string, declared bool) *limits.Error {
 }
 
 // waitFirst makes the body's first reservation, waiting as SetInFlightWait
-// allows.
+// allows; a body that holds bytes read ahead waits for at most half the
+// capacity (see inflight.Hold.Starting), beyond it it does not wait.
 func (d *Reader) waitFirst(n int64) error {
+	if n > d.most() {
+		return d.fl.hold.Grow(n)
+	}
 	return reserveFirst(&d.fl.hold, d.fl.ctx, d.fl.max, n)
+}
+
+// most returns the most the body's first reservation may wait for: what its
+// Hold can ever hold, and half the capacity while it holds bytes read ahead.
+func (d *Reader) most() int64 {
+	c := d.fl.hold.Most()
+	if d.fl.ahead.holds() {
+		c = min(c, d.fl.hold.Pool().Cap()/2)
+	}
+	return c
 }
 
 // reserveFirst makes a body's first reservation of n bytes in h, waiting
@@ -196,8 +212,10 @@ func (d *Reader) handOver(l *chunk.List) {
 	}
 }
 
-// dropChunks gives back the charge of chunks that were released.
+// dropChunks gives back the charge of chunks that were released, and the
+// bytes read ahead.
 func (d *Reader) dropChunks() {
+	d.fl.ahead.drop()
 	d.fl.hold.Shrink(d.fl.chunks + d.fl.prepaid)
 	d.fl.chunks, d.fl.prepaid, d.fl.pending = 0, 0, 0
 }
@@ -254,6 +272,7 @@ func (d *Reader) Abandon() {
 	}
 	d.release = true
 	d.fl.hold.Release()
+	d.fl.ahead.drop()
 	d.fl = inflightState{}
 	d.err = ErrClosed
 }

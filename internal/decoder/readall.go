@@ -46,6 +46,11 @@ func (d *Reader) ReadAllChunks() (chunk.List, error) {
 	defer d.releaseDecoders()
 	remaining := d.b.MaxDecodedBytes - d.top.out
 	d.startBody(remaining)
+	if d.fl.hold.Pool() != nil && d.fl.hold.Held() == 0 && d.wire.n == 0 {
+		if n, ok := d.earnedAt(); ok {
+			d.readAheadTo(n)
+		}
+	}
 	size := int64(chunk.MinSize)
 	if d.sizeHint > 0 {
 		size = min(d.sizeHint, remaining, chunk.MaxSize)

@@ -297,7 +297,10 @@ func (w *wireReader) Read(p []byte) (int, error) {
 		return 0, w.d.fault
 	}
 	p = clip(p, w.max-w.n)
-	n, err := w.src.Read(p)
+	n, err, ok := w.d.fl.ahead.next(p)
+	if !ok {
+		n, err = w.src.Read(p)
+	}
 	if n < 0 || n > len(p) {
 		// Neither the bytes nor the count can be trusted: a negative count
 		// would also wind the wire count back under its limit.

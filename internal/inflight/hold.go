@@ -13,6 +13,7 @@ type Hold struct {
 	p     *Pool
 	held  int64
 	peers Peers
+	start bool // charges the starting room too (see Starting)
 }
 
 // Peers names the peers a Hold charges besides the Pool, by their slots
@@ -31,6 +32,17 @@ func (h *Hold) SetPeers(peers Peers) {
 	}
 	h.peers = peers
 }
+
+// Starting returns a new Hold of h's Pool and peers, holding nothing,
+// whose charges also count against the Pool's starting room: a quarter of
+// its capacity, for the bytes a body read whole reads ahead before it has
+// earned its bound. A charge that does not fit the starting room fails as
+// one that does not fit the Pool; a starting Hold never waits. Since the
+// starting room is at most a quarter, a body that waits for its bound while
+// it holds bytes read ahead always finds room once the bodies that do not
+// wait have ended, if it waits for at most half the capacity: no cycle of
+// waits can form (see limits.InFlight).
+func (h *Hold) Starting() Hold { return Hold{p: h.p, peers: h.peers, start: true} }
 
 // Pool returns the Pool h charges, or nil.
 func (h *Hold) Pool() *Pool { return h.p }
@@ -68,7 +80,7 @@ func (h *Hold) Grow(n int64) error {
 	if h.p == nil || n <= 0 {
 		return nil
 	}
-	if !h.p.tryAcquire(n, h.peers) {
+	if !h.p.tryAcquire(n, h.peers, h.start) {
 		return h.busy(n, nil)
 	}
 	h.held += n
@@ -84,7 +96,7 @@ func (h *Hold) Wait(ctx context.Context, n int64) error {
 	if h.p == nil || n <= 0 {
 		return nil
 	}
-	if h.held != 0 || ctx == nil || n > h.Most() {
+	if h.held != 0 || ctx == nil || n > h.Most() || h.start {
 		return h.Grow(n)
 	}
 	if err := h.p.acquire(ctx, n, h.peers); err != nil {
@@ -101,7 +113,7 @@ func (h *Hold) Shrink(n int64) {
 	}
 	n = min(n, h.held)
 	h.held -= n
-	h.p.release(n, h.peers)
+	h.p.release(n, h.peers, h.start)
 }
 
 // Split moves n of the bytes h holds (at most what it holds) into a new
@@ -109,7 +121,7 @@ func (h *Hold) Shrink(n int64) {
 func (h *Hold) Split(n int64) Hold {
 	n = max(min(n, h.held), 0)
 	h.held -= n
-	return Hold{p: h.p, held: n, peers: h.peers}
+	return Hold{p: h.p, held: n, peers: h.peers, start: h.start}
 }
 
 // Release gives back everything h holds. It is idempotent.
@@ -117,7 +129,7 @@ func (h *Hold) Release() {
 	if h.p != nil && h.held != 0 {
 		n := h.held
 		h.held = 0
-		h.p.release(n, h.peers)
+		h.p.release(n, h.peers, h.start)
 	}
 }
 

@@ -28,7 +28,10 @@ type Pool struct {
 	share int64 // see Init
 	used  atomic.Int64
 	peak  atomic.Int64
-	nwait atomic.Int32 // waiters registered; release wakes them when > 0
+	// starting is what bodies read whole hold before they earned their
+	// bound (see [Hold.Starting]): at most a quarter of the capacity.
+	starting atomic.Int64
+	nwait    atomic.Int32 // waiters registered; release wakes them when > 0
 
 	// peers holds what the peers hold, by slot (see PeerSlot): peers whose
 	// keys fall in one slot are charged together, which only ever refuses
@@ -121,7 +124,11 @@ func Of[T interface {
 // stays free for the others: so a peer alone may use all but one share,
 // and a newcomer always finds a share free unless peers within their
 // shares fill the budget.
-func (p *Pool) tryAcquire(n int64, slots Peers) bool {
+func (p *Pool) tryAcquire(n int64, slots Peers, start bool) bool {
+	if start && p.starting.Add(n) > p.cap/4 {
+		p.starting.Add(-n)
+		return false
+	}
 	over := false
 	for _, s := range slots {
 		if s != 0 && p.peers[s-1].Add(n) > p.share { // first: concurrent growths only refuse more
@@ -132,6 +139,9 @@ func (p *Pool) tryAcquire(n int64, slots Peers) bool {
 		u := p.used.Load()
 		if n > p.cap-u || (over && p.cap-(u+n) < p.share) {
 			p.unpeer(n, slots)
+			if start {
+				p.starting.Add(-n)
+			}
 			return false
 		}
 		if p.used.CompareAndSwap(u, u+n) {
@@ -155,13 +165,16 @@ func (p *Pool) unpeer(n int64, slots Peers) {
 	}
 }
 
-// release gives back n bytes of the peers in slots and wakes the waiters,
-// if any.
-func (p *Pool) release(n int64, slots Peers) {
+// release gives back n bytes of the peers in slots (and of the starting
+// room, if start) and wakes the waiters, if any.
+func (p *Pool) release(n int64, slots Peers, start bool) {
 	if n == 0 {
 		return
 	}
 	p.unpeer(n, slots)
+	if start {
+		p.starting.Add(-n)
+	}
 	if p.used.Add(-n) < 0 {
 		panic("inflight: released more than was held")
 	}
@@ -180,7 +193,7 @@ func (p *Pool) release(n int64, slots Peers) {
 // ctx is done.
 func (p *Pool) acquire(ctx context.Context, n int64, slots Peers) error {
 	for {
-		if p.tryAcquire(n, slots) {
+		if p.tryAcquire(n, slots, false) {
 			return nil
 		}
 		p.mu.Lock()
@@ -192,7 +205,7 @@ func (p *Pool) acquire(ctx context.Context, n int64, slots Peers) error {
 		p.mu.Unlock()
 		// A release between the failed attempt and the registration saw no
 		// waiter: try again now that release will see this one.
-		if p.tryAcquire(n, slots) {
+		if p.tryAcquire(n, slots, false) {
 			p.nwait.Add(-1)
 			return nil
 		}

@@ -324,3 +324,114 @@ func TestRetryAfterCountsTheSecondUnderWay(t *testing.T) {
 	}
 	h.Release()
 }
+
+// TestStartingRoomIsAQuarter: a starting Hold's charges count against the
+// Pool and against its starting room, a quarter of the capacity: exactly
+// the room fits, a byte more fails (and leaves both counts as they were),
+// a starting Hold never waits, and a release gives back both. A Hold that
+// is not starting is not held to the room. Boundary table: 0, negative,
+// room-1, room, room+1, huge. Sabotage: dropping the starting check in
+// tryAcquire fails the room+1 row; forgetting to give it back in release
+// fails the reuse after Release.
+func TestStartingRoomIsAQuarter(t *testing.T) {
+	t.Parallel()
+	const limit, room = 4000, 1000
+	for _, tt := range []struct {
+		n  int64
+		ok bool
+	}{
+		{0, true}, {-1, true}, {room - 1, true}, {room, true}, {room + 1, false}, {math.MaxInt64, false},
+	} {
+		p := newPool(limit)
+		h := NewHold(p)
+		s := h.Starting()
+		err := s.Grow(tt.n)
+		if (err == nil) != tt.ok {
+			t.Errorf("starting Grow(%d) = %v, want ok %v", tt.n, err, tt.ok)
+		}
+		want := max(tt.n, 0)
+		if !tt.ok {
+			want = 0
+		}
+		if p.InUse() != want || p.starting.Load() != want || s.Held() != want {
+			t.Errorf("after starting Grow(%d): InUse %d, starting %d, held %d; want %d each", tt.n, p.InUse(), p.starting.Load(), s.Held(), want)
+		}
+		s.Release()
+		if p.InUse() != 0 || p.starting.Load() != 0 {
+			t.Errorf("after Release: InUse %d, starting %d; want 0, 0", p.InUse(), p.starting.Load())
+		}
+		if err := s.Grow(room); err != nil {
+			t.Errorf("the whole room after a Release: %v", err)
+		}
+		s.Release()
+	}
+	p := newPool(limit)
+	base := NewHold(p)
+	s, other := base.Starting(), base.Starting()
+	if err := s.Grow(room); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if err := other.Wait(ctx, 1); err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a starting Wait with the room full = %v, want an immediate refusal", err)
+	}
+	main := NewHold(p)
+	if err := main.Grow(limit - room); err != nil {
+		t.Errorf("the rest of the budget beside a full starting room: %v", err)
+	}
+	half := s.Split(room / 2)
+	half.Release()
+	if p.starting.Load() != room/2 || p.InUse() != limit-room/2 {
+		t.Errorf("a split starting Hold's release: starting %d, InUse %d; want %d, %d", p.starting.Load(), p.InUse(), room/2, limit-room/2)
+	}
+}
+
+// TestWaiterBesideAFullStartingRoomFindsItsHalf pins the rule that makes a
+// wait while holding bytes read ahead safe: bodies that hold starting room
+// fill at most a quarter, so once every body that does not wait has given
+// its bytes back, a waiter for half the capacity finds them, however many
+// starting Holds there are. Starting Holds of one byte each grow until
+// refused; holders that do not wait take the rest; then each of those
+// releases, and the waiters (one per starting Hold, for half the capacity,
+// one at a time as the previous gives everything back) all get their room.
+// Sabotage: a starting room as large as the budget (cap in tryAcquire)
+// lets the starting Holds take it all, and the first waiter never fits.
+func TestWaiterBesideAFullStartingRoomFindsItsHalf(t *testing.T) {
+	t.Parallel()
+	const limit = 4000
+	p := newPool(limit)
+	base := NewHold(p)
+	var starts []Hold
+	for range limit {
+		s := base.Starting()
+		if s.Grow(1) != nil {
+			break
+		}
+		starts = append(starts, s)
+	}
+	if n := int64(len(starts)); n > limit/4 {
+		t.Fatalf("%d starting bytes fit, want at most a quarter (%d)", n, limit/4)
+	}
+	var others []Hold
+	for {
+		h := NewHold(p)
+		if h.Grow(100) != nil {
+			break
+		}
+		others = append(others, h)
+	}
+	for _, h := range others {
+		h.Release() // bodies that do not wait end
+	}
+	for i := range starts[:4] {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		w := NewHold(p)
+		if err := w.Wait(ctx, limit/2); err != nil {
+			t.Fatalf("waiter %d for half the capacity beside %d starting bytes: %v", i, len(starts)-i, err)
+		}
+		cancel()
+		w.Release()
+		starts[i].Release()
+	}
+}
