@@ -97,6 +97,13 @@ func fuzzCodec(f *testing.F, coding string, opts ...Option) {
 		if (werr == nil) != (err == nil) || (werr != nil && whole != nil) {
 			t.Fatalf("ReadAll = %d bytes, %v; streaming ended with %v", len(whole), werr, err)
 		}
+		// Charged to a budget, a whole body reads ahead before it decodes
+		// (see readAheadTo): same verdict, same bytes, every charge back.
+		fl := limits.NewInFlight(1 << 30)
+		charged, cerr := ReadAll(&pieces{r: bytes.NewReader(body), n: 700}, coding, b, append(opts, WithInFlight(fl))...)
+		if (cerr == nil) != (werr == nil) || !bytes.Equal(charged, whole) || fl.InUse() != 0 {
+			t.Fatalf("ReadAll charged = %d bytes, %v, %d held after; uncharged = %d bytes, %v", len(charged), cerr, fl.InUse(), len(whole), werr)
+		}
 		if len(body) == 0 {
 			return // an empty body is empty under every coding
 		}
