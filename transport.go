@@ -505,12 +505,16 @@ func (t *Transport) open(rb *body.Body, cfg *body.Config, resp *http.Response, s
 	if err := rb.Open(cfg, &src); err != nil {
 		return fail(err)
 	}
-	if closeDelimited(resp) && !rb.EndMarked() && !verifiedByBase(resp.Body) {
-		if !t.AllowCloseDelimited {
+	if closeDelimited(resp) && !verifiedByBase(resp.Body) {
+		switch {
+		case rb.EndMarked():
+			rb.RequireMarkedEnd() // a connection closed before a byte proves nothing
+		case !t.AllowCloseDelimited:
 			rb.Close() // nothing was read; closes the source
 			return fail(&limits.Error{Stage: limits.StageIntegrity, Err: ErrCloseDelimited})
+		default:
+			rb.Unverified()
 		}
-		rb.Unverified()
 	}
 	if coded {
 		resp.Header.Del("Content-Encoding")

@@ -22,13 +22,17 @@ var errUnrequestedSwitch = errors.New("boundhttp: 101 Switching Protocols to a r
 
 var errPartialCoded = errors.New("boundhttp: 206 Partial Content with a content-coding cannot be decoded")
 
-// hasBody reports whether resp can carry a body.
+// hasBody reports whether resp can carry a body. A declared length of 0
+// is no body whatever the codings, over every protocol: net/http's HTTP/1
+// client gives it http.NoBody, its HTTP/2 client only when the headers
+// ended the stream.
 func hasBody(req *http.Request, resp *http.Response) bool {
 	switch {
 	case req.Method == http.MethodHead,
 		resp.StatusCode >= 100 && resp.StatusCode < 200,
 		resp.StatusCode == http.StatusNoContent,
 		resp.StatusCode == http.StatusNotModified,
+		resp.ContentLength == 0,
 		resp.Body == nil, resp.Body == http.NoBody:
 		return false
 	}

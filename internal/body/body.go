@@ -283,6 +283,11 @@ func ownsClock(side Side, src *Source) bool {
 // (see decoder.Reader.EndMarked). Call it before the first Read.
 func (b *Body) EndMarked() bool { return b.d.EndMarked() }
 
+// RequireMarkedEnd makes a body with no bytes fail: its coding is the only
+// proof of its end (see decoder.Reader.RequireMarkedEnd). Call it before
+// the first Read.
+func (b *Body) RequireMarkedEnd() { b.d.RequireMarkedEnd() }
+
 // Unverified records that the body's end cannot be verified (a
 // close-delimited body accepted as such): its usage never reports it
 // verified.

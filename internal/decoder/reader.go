@@ -50,6 +50,7 @@ type Reader struct {
 	err      error         // sticky result of Read
 	closed   bool
 	release  bool // whether the decoders were returned to their pools
+	marked   bool // the end must be marked by the coding: no bytes is a cut (see RequireMarkedEnd)
 	fl       inflightState
 }
 
@@ -157,6 +158,12 @@ func (d *Reader) Read(p []byte) (int, error) {
 		p = clip(p, max(d.b.MaxDecodedRunes-d.runes, runePiece-1))
 	}
 	n, err := d.top.Read(p)
+	if err == io.EOF && d.marked && d.wire.n == 0 {
+		// Every coding takes bytes to mark an end: a body with none ended
+		// where its source did, which proves nothing.
+		d.fail(&limits.Error{Stage: limits.StageIntegrity, Encoding: d.top.name, Err: errUnmarkedEnd})
+		n, err = 0, d.fault
+	}
 	if d.b.MaxDecodedRunes > 0 && n > 0 {
 		// No bytes of a Read that passed the cap are returned, so the
 		// caller never holds more than MaxDecodedRunes characters.
@@ -225,6 +232,18 @@ func (d *Reader) EndMarked() bool {
 	}
 	return true
 }
+
+// RequireMarkedEnd makes a body whose codings mark its end (see
+// EndMarked) fail with a breach of integrity when its source ends without
+// a byte: the codecs take a body of no bytes for an empty one, as a framing
+// that proved the end allows, but where the coding is the only proof (a
+// close-delimited HTTP/1.x body) no bytes proves nothing. Call it before the
+// first Read.
+func (d *Reader) RequireMarkedEnd() { d.marked = true }
+
+// errUnmarkedEnd is the breach of a body whose end only its coding could
+// prove, and that had no bytes.
+var errUnmarkedEnd = errors.New("decoding: the body ended before its coding began, and nothing else marks its end")
 
 // Budget returns the budget the Reader enforces, with defaults applied.
 func (d *Reader) Budget() limits.Budget { return d.b }

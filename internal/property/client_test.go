@@ -1,0 +1,119 @@
+package property
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/boundhttp/boundhttp"
+	"github.com/boundhttp/boundhttp/decoding"
+	"github.com/boundhttp/boundhttp/limits"
+)
+
+// sampleCases is how many cases a default run generates per side.
+const sampleCases = 3000
+
+// A client is a Transport reading from one origin, with its own budget.
+type client struct {
+	o  *origin
+	hc *http.Client
+	f  *limits.InFlight
+}
+
+func newClient(t *testing.T, proto string) *client {
+	o := newOrigin(t, proto)
+	base := boundhttp.NewBaseTransport()
+	o.speak(base)
+	t.Cleanup(base.CloseIdleConnections)
+	f := limits.NewInFlight(64 << 20)
+	b := budget
+	b.Timeout = 20 * time.Second
+	return &client{o: o, f: f, hc: &http.Client{Transport: &boundhttp.Transport{Base: base, Budget: b, InFlight: f}}}
+}
+
+// TestClientExchangesKeepThePromises generates exchanges over every
+// dimension of the model (protocol, method, status, framing,
+// Content-Encoding lines, size around the limit, where the origin stops, the
+// body's shape, the entry point: whole and streaming RoundTrip, Fetch,
+// ReadBody, decoding.ReadAll) and checks the oracles on each.
+func TestClientExchangesKeepThePromises(t *testing.T) {
+	t.Parallel()
+	n := sampleCases
+	if *casesFlag > 0 {
+		n = *casesFlag
+	} else if testing.Short() {
+		n /= 3
+	}
+	clients := map[string]*client{}
+	for _, p := range protos {
+		clients[p] = newClient(t, p)
+	}
+	failed := 0
+	for i := range n {
+		c := generate(*seedFlag, i)
+		bad := check(c, runClient(clients, i, c))
+		if len(bad) > 0 {
+			if failed++; failed <= 20 {
+				t.Errorf("case %d of seed %d: %v\n\t%s", i, *seedFlag, c, strings.Join(bad, "\n\t"))
+			}
+		}
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d cases failed (seed %d)", failed, n, *seedFlag)
+	}
+	t.Logf("%d cases, seed %d", n, *seedFlag)
+}
+
+// runClient runs case c (number i) through its entry point.
+func runClient(clients map[string]*client, i int, c xcase) (o outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			o.panics = p
+		}
+	}()
+	if c.Entry == "decoding" {
+		wire := c.wire(c.data())
+		f := limits.NewInFlight(64 << 20)
+		got, err := decoding.ReadAll(bytes.NewReader(wire), strings.Join(codings[c.Coding].lines, ", "), budget, decoding.WithInFlight(f))
+		return outcome{ok: err == nil, body: got, err: err, held: f.InUse()}
+	}
+	cl := clients[c.Proto]
+	cl.o.put(i, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if c.Entry == "stream" {
+		ctx = boundhttp.WithStreaming(ctx)
+	}
+	var body io.Reader
+	if c.Method == "POST" {
+		body = strings.NewReader(`{"q":"a small request"}`)
+	}
+	req, _ := http.NewRequestWithContext(ctx, c.Method, fmt.Sprintf("%s/c/%d", cl.o.srv.URL, i), body)
+	if body != nil {
+		// A POST sent on a kept-alive connection the origin has just closed
+		// (after a case it cut) is retried by net/http only if it says that
+		// it is idempotent.
+		req.Header.Set("Idempotency-Key", fmt.Sprint(i))
+	}
+	if c.Entry == "fetch" {
+		r := boundhttp.Fetch(cl.hc, req)
+		return outcome{fetch: &r, held: cl.f.InUse()}
+	}
+	resp, err := cl.hc.Do(req)
+	if err != nil {
+		return outcome{err: err, held: cl.f.InUse()}
+	}
+	var got []byte
+	if c.Entry == "readbody" {
+		got, err = boundhttp.ReadBody(resp.Body)
+	} else {
+		got, err = io.ReadAll(resp.Body)
+	}
+	resp.Body.Close()
+	return outcome{ok: err == nil, body: got, err: err, held: cl.f.InUse()}
+}

@@ -1,0 +1,149 @@
+package property
+
+import (
+	"bufio"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// An origin serves the cases over one protocol: a request for /c/N answers
+// case N as the model describes it (/c/N/final: a redirect's target).
+type origin struct {
+	srv   *httptest.Server
+	proto string
+	mu    sync.Mutex
+	cases map[int]xcase
+}
+
+// newOrigin starts an origin speaking proto.
+func newOrigin(t *testing.T, proto string) *origin {
+	o := &origin{proto: proto, cases: map[int]xcase{}}
+	o.srv = httptest.NewUnstartedServer(http.HandlerFunc(o.serve))
+	o.srv.Config.ErrorLog = quietLog()
+	switch proto {
+	case "h1tls", "h2tls":
+		o.srv.EnableHTTP2 = proto == "h2tls"
+		o.srv.StartTLS()
+	case "h2c":
+		o.srv.Config.Protocols = new(http.Protocols)
+		o.srv.Config.Protocols.SetHTTP1(true)
+		o.srv.Config.Protocols.SetUnencryptedHTTP2(true)
+		o.srv.Start()
+	default:
+		o.srv.Start()
+	}
+	t.Cleanup(o.srv.Close)
+	return o
+}
+
+// put registers c as case n.
+func (o *origin) put(n int, c xcase) {
+	o.mu.Lock()
+	o.cases[n] = c
+	o.mu.Unlock()
+}
+
+func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/c/"), "/")
+	n, _ := strconv.Atoi(parts[0])
+	o.mu.Lock()
+	c, ok := o.cases[n]
+	o.mu.Unlock()
+	if !ok {
+		http.Error(w, "no such case", http.StatusNotFound)
+		return
+	}
+	status := c.Status
+	if len(parts) > 1 {
+		status = 200 // the redirect's target
+	} else if status == 302 {
+		w.Header().Set("Location", fmt.Sprintf("/c/%d/final", n))
+	}
+	cd := codings[c.Coding]
+	for _, l := range cd.lines {
+		w.Header().Add("Content-Encoding", l)
+	}
+	if !c.hasBody() || (status == 302 && len(parts) == 1) {
+		w.WriteHeader(status)
+		return
+	}
+	wire := c.wire(c.data())
+	if c.Framing == "close" && !strings.HasPrefix(o.proto, "h2") {
+		o.closeDelimited(w, c, status, wire)
+		return
+	}
+	if c.Framing == "length" {
+		w.Header().Set("Content-Length", strconv.Itoa(len(wire)))
+	}
+	w.WriteHeader(status)
+	if c.Framing == "chunked" {
+		w.(http.Flusher).Flush() // or net/http sets a length for a short body
+	}
+	switch c.Stop {
+	case "after-headers":
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	case "mid-body":
+		w.Write(wire[:len(wire)/2])
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}
+	w.Write(wire)
+}
+
+// closeDelimited answers over HTTP/1.1 with a body that ends when the
+// connection closes (cut where the case stops).
+func (o *origin) closeDelimited(w http.ResponseWriter, c xcase, status int, wire []byte) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nConnection: close\r\n", status, http.StatusText(status))
+	for _, l := range codings[c.Coding].lines {
+		fmt.Fprintf(buf, "Content-Encoding: %s\r\n", l)
+	}
+	buf.WriteString("\r\n")
+	switch c.Stop {
+	case "after-headers":
+		wire = nil
+	case "mid-body":
+		wire = wire[:len(wire)/2]
+	}
+	buf.Write(wire)
+	buf.Flush()
+}
+
+// pool returns the roots that trust the origin's certificate.
+func (o *origin) pool() *x509.CertPool {
+	p := x509.NewCertPool()
+	if o.srv.Certificate() != nil {
+		p.AddCert(o.srv.Certificate())
+	}
+	return p
+}
+
+// speak makes tr speak the origin's protocol only.
+func (o *origin) speak(tr *http.Transport) {
+	tr.Protocols = new(http.Protocols)
+	switch o.proto {
+	case "h2tls":
+		tr.Protocols.SetHTTP2(true)
+	case "h2c":
+		tr.Protocols.SetUnencryptedHTTP2(true)
+	default:
+		tr.Protocols.SetHTTP1(true)
+	}
+	if strings.HasSuffix(o.proto, "tls") {
+		tr.TLSClientConfig = &tls.Config{RootCAs: o.pool()}
+	}
+}
+
+var _ = bufio.NewReader
