@@ -348,7 +348,10 @@ func (m *middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 	if m.cfg.BudgetFor != nil && !m.routeBudget(w, r, &b) {
 		return
 	}
-	if r.Body == nil || r.Body == http.NoBody {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+		// No body, whatever the codings, on every protocol: net/http's
+		// HTTP/1 server gives a declared length of 0 http.NoBody, its
+		// HTTP/2 server a reader that holds it to 0 bytes.
 		next.ServeHTTP(w, r)
 		return
 	}

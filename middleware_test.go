@@ -542,3 +542,44 @@ func TestCodingNamesThatNameNoCoding(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroLengthRequestIsNoBodyOnEveryProtocol pins the trap "a verdict
+// that depends on the protocol" on the server: a request declaring a
+// length of 0 with a coding the Middleware cannot decode reached the handler
+// as an empty body over HTTP/1.1 (net/http gives it http.NoBody) and was
+// answered 415 over HTTP/2. A length of 0 is no body on both, whatever the
+// codings, as on the client (TestZeroLengthIsNoBodyOnEveryProtocol). Found by
+// the generated exchanges (internal/property, server side, seed 1). Sabotage:
+// without the length check in serve the HTTP/2 row is answered 415.
+func TestZeroLengthRequestIsNoBodyOnEveryProtocol(t *testing.T) {
+	t.Parallel()
+	h := mustMW(t, boundhttp.MiddlewareConfig{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%d %v", len(b), err)
+	}))
+	for _, h2 := range []bool{false, true} {
+		s := httptest.NewUnstartedServer(h)
+		tr := &http.Transport{Protocols: new(http.Protocols)}
+		if h2 {
+			s.Config.Protocols = new(http.Protocols)
+			s.Config.Protocols.SetUnencryptedHTTP2(true)
+			tr.Protocols.SetUnencryptedHTTP2(true)
+		} else {
+			tr.Protocols.SetHTTP1(true)
+		}
+		s.Start()
+		req, _ := http.NewRequest("POST", s.URL, strings.NewReader(""))
+		req.Header.Set("Content-Encoding", "x-unknown")
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(got) != "0 <nil>" {
+			t.Errorf("HTTP/2 %v: a length of 0 with an unknown coding: %d %q, want 200 \"0 <nil>\"", h2, resp.StatusCode, got)
+		}
+		tr.CloseIdleConnections()
+		s.Close()
+	}
+}

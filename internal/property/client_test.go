@@ -15,8 +15,22 @@ import (
 	"github.com/boundhttp/boundhttp/limits"
 )
 
-// sampleCases is how many cases a default run generates per side.
-const sampleCases = 3000
+// sampleSize is how many cases a run generates per side: the flag's, or a
+// fixed sample of 3000 (1000 with -short), a fifth of it under the race
+// detector.
+func sampleSize() int {
+	if *casesFlag > 0 {
+		return *casesFlag
+	}
+	n := 3000
+	if testing.Short() {
+		n /= 3
+	}
+	if raceEnabled {
+		n /= 5
+	}
+	return n
+}
 
 // A client is a Transport reading from one origin, with its own budget.
 type client struct {
@@ -43,12 +57,7 @@ func newClient(t *testing.T, proto string) *client {
 // ReadBody, decoding.ReadAll) and checks the oracles on each.
 func TestClientExchangesKeepThePromises(t *testing.T) {
 	t.Parallel()
-	n := sampleCases
-	if *casesFlag > 0 {
-		n = *casesFlag
-	} else if testing.Short() {
-		n /= 3
-	}
+	n := sampleSize()
 	clients := map[string]*client{}
 	for _, p := range protos {
 		clients[p] = newClient(t, p)
@@ -77,7 +86,7 @@ func runClient(clients map[string]*client, i int, c xcase) (o outcome) {
 		}
 	}()
 	if c.Entry == "decoding" {
-		wire := c.wire(c.data())
+		wire := c.wire()
 		f := limits.NewInFlight(64 << 20)
 		got, err := decoding.ReadAll(bytes.NewReader(wire), strings.Join(codings[c.Coding].lines, ", "), budget, decoding.WithInFlight(f))
 		return outcome{ok: err == nil, body: got, err: err, held: f.InUse()}

@@ -1,7 +1,6 @@
 package property
 
 import (
-	"bufio"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -74,7 +73,7 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		return
 	}
-	wire := c.wire(c.data())
+	wire := c.wire()
 	if c.Framing == "close" && !strings.HasPrefix(o.proto, "h2") {
 		o.closeDelimited(w, c, status, wire)
 		return
@@ -122,10 +121,13 @@ func (o *origin) closeDelimited(w http.ResponseWriter, c xcase, status int, wire
 }
 
 // pool returns the roots that trust the origin's certificate.
-func (o *origin) pool() *x509.CertPool {
+func (o *origin) pool() *x509.CertPool { return certPool(o.srv) }
+
+// certPool returns the roots that trust srv's certificate.
+func certPool(srv *httptest.Server) *x509.CertPool {
 	p := x509.NewCertPool()
-	if o.srv.Certificate() != nil {
-		p.AddCert(o.srv.Certificate())
+	if srv.Certificate() != nil {
+		p.AddCert(srv.Certificate())
 	}
 	return p
 }
@@ -145,5 +147,3 @@ func (o *origin) speak(tr *http.Transport) {
 		tr.TLSClientConfig = &tls.Config{RootCAs: o.pool()}
 	}
 }
-
-var _ = bufio.NewReader

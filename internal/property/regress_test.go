@@ -47,3 +47,27 @@ func TestGeneratedRegressions(t *testing.T) {
 		}
 	}
 }
+
+// serverRegressions are the server cases that failed once.
+var serverRegressions = []struct {
+	name string
+	c    scase
+}{
+	// TestZeroLengthRequestIsNoBodyOnEveryProtocol (server side, seed 1).
+	{"zero length request is no body over HTTP/2", scase{xcase: xcase{Proto: "h2c", Method: "POST", Status: 200,
+		Framing: "length", Coding: codingIndex("x-unknown"), Size: 0, Stop: "complete", Shape: "zeros", Entry: "middleware"},
+		Wrap: "timeout-handler", State: "busy"}},
+}
+
+func TestGeneratedServerRegressions(t *testing.T) {
+	t.Parallel()
+	servers := map[string]*server{}
+	for _, p := range protos {
+		servers[p] = newServer(t, p)
+	}
+	for _, r := range serverRegressions {
+		if bad := checkServer(r.c, runServer(servers[r.c.Proto], r.c)); len(bad) > 0 {
+			t.Errorf("%s: %v\n\t%s", r.name, r.c, strings.Join(bad, "\n\t"))
+		}
+	}
+}

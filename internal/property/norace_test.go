@@ -1,0 +1,5 @@
+//go:build !race
+
+package property
+
+const raceEnabled = false
