@@ -2,7 +2,9 @@ package mcpbound
 
 import (
 	"context"
+	"errors"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundhttp/boundhttp/mcpcore"
@@ -40,7 +42,7 @@ func (l ClientLimits) Middleware() mcp.Middleware {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
 			if err != nil {
-				return res, err
+				return res, trimmed(c, err)
 			}
 			switch r := res.(type) {
 			case *mcp.ListToolsResult:
@@ -74,4 +76,24 @@ func learn(c *mcpcore.Client, req mcp.Request, r *mcp.ListToolsResult) {
 		}
 	}
 	c.Learn(req.GetSession(), firstPage, tools)
+}
+
+// trimmed returns err with the message of a server's JSON-RPC error
+// trimmed as an error result is (MaxErrorChars, its two ends kept), and its
+// data dropped when longer than that: the server's words, on their way to a
+// model. Other errors (the transport's, the context's) pass unchanged.
+func trimmed(c *mcpcore.Client, err error) error {
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) {
+		return err
+	}
+	out := *werr
+	out.Message = c.TrimError(werr.Message)
+	if len(out.Data) > c.MaxErrorChars {
+		out.Data = nil
+	}
+	if out.Message == werr.Message && len(out.Data) == len(werr.Data) {
+		return err
+	}
+	return &out
 }

@@ -2,7 +2,9 @@ package mcpbound
 
 import (
 	"context"
+	"errors"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundhttp/boundhttp/mcpcore"
@@ -25,7 +27,11 @@ type ServerLimits mcpcore.ServerLimits
 func (l ServerLimits) Validate() error { return mcpcore.ServerLimits(l).Validate() }
 
 // Middleware returns the receiving middleware that applies the limits to
-// every tools/call result and, when a Store is set, answers resources/read
+// every tools/call result (a handler's failure included: an error that is
+// not a *jsonrpc.Error becomes an isError result, capped like any) and to
+// the message of every JSON-RPC error the server answers (an unknown tool,
+// a handler's *jsonrpc.Error, on any method: cut to MaxResultChars, its
+// data dropped when longer), and, when a Store is set, answers resources/read
 // for the URIs it issued (scheme "mcpbound", see [ResultURIPrefix]) itself,
 // so that no resource needs to be registered; other reads pass on to the
 // server. A server with no resources of its own should still advertise the
@@ -46,7 +52,10 @@ func (l ServerLimits) Middleware() mcp.Middleware {
 				}
 			}
 			res, err := next(ctx, method, req)
-			if method != "tools/call" || err != nil {
+			if err != nil {
+				return failed(ctx, s, method, err)
+			}
+			if method != "tools/call" {
 				return res, err
 			}
 			if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
@@ -56,3 +65,35 @@ func (l ServerLimits) Middleware() mcp.Middleware {
 		}
 	}
 }
+
+// failed is the answer to a request whose handler failed with err: for
+// tools/call, a failure that is not a protocol error becomes an isError
+// result, capped (the form the MCP specification prefers for a tool's
+// failure); a protocol error keeps its code, its message cut to the cap.
+func failed(ctx context.Context, s *mcpcore.Server, method string, err error) (mcp.Result, error) {
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) {
+		out := *werr
+		out.Message = s.CapError(werr.Message)
+		if len(out.Data) > len(out.Message) {
+			out.Data = nil // the server's own, but no smaller than the message it explains
+		}
+		return nil, &out
+	}
+	if method == "tools/call" {
+		r := &mcp.CallToolResult{}
+		r.SetError(err)
+		return rewrite(r, s.Cap(ctx, coreResult(r))), nil
+	}
+	return nil, cappedError{msg: s.CapError(err.Error()), err: err}
+}
+
+// cappedError is an error whose message was cut to the cap; errors.Is and
+// As still see the error it cut.
+type cappedError struct {
+	msg string
+	err error
+}
+
+func (e cappedError) Error() string { return e.msg }
+func (e cappedError) Unwrap() error { return e.err }

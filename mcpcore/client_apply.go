@@ -121,3 +121,14 @@ func (c *Client) fit(m measured, maxChars, maxTokens int, how string) string {
 	}
 	return cutAt(m, lo, l, how)
 }
+
+// TrimError returns msg, the message of a JSON-RPC error a server sent, as
+// an error result's text is trimmed (see Apply): at most MaxErrorChars, its
+// first and last 5,000 characters with the marker between them.
+func (c *Client) TrimError(msg string) string {
+	rep := c.Apply(nil, "", Result{IsError: true, Content: []Content{{Kind: Text, Text: msg}}})
+	if rep == nil {
+		return msg
+	}
+	return rep.Text
+}

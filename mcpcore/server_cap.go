@@ -86,3 +86,14 @@ func (c *Server) cut(t resultText, prefix string, hows ...string) string {
 	l := min(c.tail, max(0, c.max-2-chars(endsMarker(total, total, total, how))))
 	return cutToFit(t.measured, l, c.max, how)
 }
+
+// CapError returns msg, the text of an error on its way to a model (a
+// protocol error's message), cut to the cap as an error result's text is
+// (see Cap): it is never kept in the store.
+func (c *Server) CapError(msg string) string {
+	rep := c.Cap(context.Background(), Result{IsError: true, Content: []Content{{Kind: Text, Text: msg}}})
+	if rep == nil {
+		return msg
+	}
+	return rep.Text
+}

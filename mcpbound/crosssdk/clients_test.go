@@ -27,6 +27,9 @@ import (
 // ReadLink.
 type peer interface {
 	call(t *testing.T, tool string) callObs
+	// callErr calls tool and returns the error the call failed with, nil
+	// when it did not fail.
+	callErr(tool string) error
 	read(t *testing.T, uri string) (pageObs, *readErr)
 	readLink(uri string) (string, error)
 }
@@ -129,6 +132,11 @@ func dialGoSDK(t *testing.T, url string, mw gosdk.Middleware) *goSDKPeer {
 	return &goSDKPeer{cs}
 }
 
+func (p *goSDKPeer) callErr(name string) error {
+	_, err := p.cs.CallTool(context.Background(), &gosdk.CallToolParams{Name: name})
+	return err
+}
+
 func (p *goSDKPeer) call(t *testing.T, name string) callObs {
 	t.Helper()
 	r, err := p.cs.CallTool(context.Background(), &gosdk.CallToolParams{Name: name})
@@ -218,6 +226,13 @@ func dialMCPGo(t *testing.T, url string, wrap func(transport.Interface) transpor
 		t.Fatal(err)
 	}
 	return &mcpGoPeer{c}
+}
+
+func (p *mcpGoPeer) callErr(name string) error {
+	req := mcpgomcp.CallToolRequest{}
+	req.Params.Name = name
+	_, err := p.c.CallTool(context.Background(), req)
+	return err
 }
 
 func (p *mcpGoPeer) call(t *testing.T, name string) callObs {

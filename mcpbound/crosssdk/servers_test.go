@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -39,6 +40,7 @@ type tool struct {
 	isError  bool
 	image    bool // an image block after the text
 	ownChars int  // _meta["anthropic/maxResultSizeChars"] in its tools/list entry; 0 for none
+	fails    bool // the handler fails the ordinary way: an error whose text is text
 }
 
 // listOut is the output of the typed tools.
@@ -88,6 +90,9 @@ func goSDKServer(tools []tool, mws ...gosdk.Middleware) *gosdk.Server {
 		}
 		s.AddTool(&gosdk.Tool{Name: tl.name, InputSchema: json.RawMessage(`{"type":"object"}`), Meta: meta},
 			func(context.Context, *gosdk.CallToolRequest) (*gosdk.CallToolResult, error) {
+				if tl.fails {
+					return nil, errors.New(tl.text)
+				}
 				r := &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: tl.text}}, IsError: tl.isError}
 				if tl.image {
 					r.Content = append(r.Content, &gosdk.ImageContent{Data: png, MIMEType: "image/png"})
@@ -113,6 +118,9 @@ func mcpGoServer(tools []tool, opts ...server.ServerOption) *server.MCPServer {
 			def.Meta = &mcpgomcp.Meta{AdditionalFields: map[string]any{mcpcore.MaxResultSizeCharsKey: tl.ownChars}}
 		}
 		s.AddTool(def, func(context.Context, mcpgomcp.CallToolRequest) (*mcpgomcp.CallToolResult, error) {
+			if tl.fails {
+				return nil, errors.New(tl.text)
+			}
 			if tl.items > 0 {
 				return mcpgomcp.NewToolResultJSON(list(tl.items))
 			}

@@ -66,7 +66,10 @@ type limited struct {
 // or a result that does not parse, passes unchanged.
 func (t *limited) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	resp, err := t.Interface.SendRequest(ctx, req)
-	if err != nil || resp == nil || resp.Error != nil || len(resp.Result) == 0 {
+	if err == nil && resp != nil && resp.Error != nil {
+		return t.trimmed(resp), nil
+	}
+	if err != nil || resp == nil || len(resp.Result) == 0 {
 		return resp, err
 	}
 	switch req.Method {
@@ -159,3 +162,20 @@ type limitedBidiHTTP struct {
 }
 
 func (t *limitedBidiHTTP) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
+
+// trimmed returns resp, a server's JSON-RPC error, with its message
+// trimmed as an error result is (MaxErrorChars, its two ends kept) and its
+// data dropped when it serialises longer than that: the server's words, on
+// their way to a model.
+func (t *limited) trimmed(resp *transport.JSONRPCResponse) *transport.JSONRPCResponse {
+	e := *resp.Error
+	e.Message = t.caps.TrimError(e.Message)
+	if e.Data != nil {
+		if b, err := json.Marshal(e.Data); err != nil || len(b) > t.caps.MaxErrorChars {
+			e.Data = nil
+		}
+	}
+	out := *resp
+	out.Error = &e
+	return &out
+}

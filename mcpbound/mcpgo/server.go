@@ -51,19 +51,29 @@ func (l ServerLimits) Option() server.ServerOption {
 }
 
 // Middleware returns the tool handler middleware that applies the limits
-// to every tool result, for server.WithToolHandlerMiddleware or
+// to every tool result, a handler's error included (it becomes an isError
+// result with the error's text, capped like any), for
+// server.WithToolHandlerMiddleware or
 // MCPServer.Use. With a Store, the server must also serve the links it
 // mints: use [ServerLimits.Option], or add [ServerLimits.Resources]. It
 // panics if [ServerLimits.Validate] reports an error.
 func (l ServerLimits) Middleware() server.ToolHandlerMiddleware { return middleware(l.core()) }
 
-// middleware caps every result the handler returns; errors pass.
+// middleware caps every result the handler returns, and turns a handler's
+// error into an isError result it caps.
 func middleware(s *mcpcore.Server) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			r, err := next(ctx, req)
-			if err != nil || r == nil {
-				return r, err
+			if err != nil {
+				// A handler's failure reaches the model as an isError
+				// result, capped like any (the form the MCP specification
+				// prefers); mcp-go would answer its whole text as a
+				// JSON-RPC error.
+				r = mcp.NewToolResultError(err.Error())
+			}
+			if r == nil {
+				return r, nil
 			}
 			return rewrite(r, s.Cap(ctx, coreResult(r))), nil
 		}
