@@ -78,13 +78,20 @@ func (t *limited) SendRequest(ctx context.Context, req transport.JSONRPCRequest)
 		if json.Unmarshal(resp.Result, &r) == nil {
 			t.learn(req, &r)
 		}
-	case string(mcp.MethodToolsCall):
+	case string(mcp.MethodToolsCall), string(mcp.MethodTasksResult):
+		// A task's result is a tool's result delivered later: the same
+		// members (content, structuredContent, isError), the same ceilings;
+		// it names no tool, so a tool's own ceiling does not apply to it.
 		raw := resp.Result
 		r, err := mcp.ParseCallToolResult(&raw)
 		if err != nil {
 			return resp, nil
 		}
-		rep := t.caps.Apply(t, params(req).Name, coreResult(r))
+		name := ""
+		if req.Method == string(mcp.MethodToolsCall) {
+			name = params(req).Name
+		}
+		rep := t.caps.Apply(t, name, coreResult(r))
 		if rep == nil {
 			return resp, nil
 		}

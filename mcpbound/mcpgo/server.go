@@ -2,6 +2,7 @@ package mcpgo
 
 import (
 	"context"
+	"errors"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -33,7 +34,9 @@ func (l ServerLimits) core() *mcpcore.Server {
 }
 
 // Option returns the server option that wires the limits into an
-// MCPServer: the tool handler middleware ([ServerLimits.Middleware]) and,
+// MCPServer: the tool handler middleware ([ServerLimits.Middleware]; tools
+// added with AddTaskTool need [ServerLimits.TaskTool], which the option
+// cannot reach) and,
 // with a Store, the resource template through which resources/read serves
 // the pages of kept results ([ServerLimits.Resources]). Give it to
 // server.NewMCPServer before any other tool middleware, so that it is the
@@ -77,5 +80,35 @@ func middleware(s *mcpcore.Server) server.ToolHandlerMiddleware {
 			}
 			return rewrite(r, s.Cap(ctx, coreResult(r))), nil
 		}
+	}
+}
+
+// TaskTool returns h with the limits applied to what it leaves for
+// tasks/result: its result capped as a tools/call result is, and its
+// failure (an error other than its context's end) turned into an isError
+// result, capped. Wrap every handler given to MCPServer.AddTaskTool with
+// it: mcp-go runs task tools without tool middleware and has no hook that
+// can change what tasks/result returns, so [ServerLimits.Option] cannot
+// reach them (a regular tool called as a task, TaskSupportOptional, gets
+// the middleware as any call does). It panics if [ServerLimits.Validate]
+// reports an error.
+func (l ServerLimits) TaskTool(h server.TaskToolHandlerFunc) server.TaskToolHandlerFunc {
+	s := l.core()
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
+		r, err := h(ctx, req)
+		if err != nil {
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return r, err // mcp-go marks the task cancelled
+			}
+			r = &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent(err.Error())}, IsError: true}
+		}
+		if r == nil {
+			return r, nil
+		}
+		c := &mcp.CallToolResult{Content: r.Content, StructuredContent: r.StructuredContent, IsError: r.IsError}
+		c = rewrite(c, s.Cap(ctx, coreResult(c)))
+		out := *r
+		out.Content, out.StructuredContent, out.IsError = c.Content, c.StructuredContent, c.IsError
+		return &out, nil
 	}
 }
