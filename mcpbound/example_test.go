@@ -62,7 +62,7 @@ func ExampleServerLimits() {
 func ExampleStore() {
 	server := bigServer(100000)
 	store := mcpbound.NewStore(64<<20, 10*time.Minute)
-	server.AddReceivingMiddleware(mcpbound.ServerLimits{MaxResultChars: 20000, Store: store}.Middleware())
+	mcpbound.ServerLimits{MaxResultChars: 20000, Store: store}.Install(server)
 	cs := connect(server)
 	defer cs.Close()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "big"})

@@ -34,9 +34,10 @@ func (l ServerLimits) Validate() error { return mcpcore.ServerLimits(l).Validate
 // data dropped when longer), and, when a Store is set, answers resources/read
 // for the URIs it issued (scheme "mcpbound", see [ResultURIPrefix]) itself,
 // so that no resource needs to be registered; other reads pass on to the
-// server. A server with no resources of its own should still advertise the
-// resources capability (mcp.ServerOptions.Capabilities), since clients may
-// check it before reading. Middleware panics if [ServerLimits.Validate]
+// server. Clients may check the resources capability before reading:
+// [ServerLimits.Install] adds this middleware and the template that makes
+// the server advertise it; wired by hand, declare it
+// (mcp.ServerOptions.Capabilities). Middleware panics if [ServerLimits.Validate]
 // reports an error: a configuration error is the program's, found at
 // start-up; call Validate first to handle it otherwise.
 func (l ServerLimits) Middleware() mcp.Middleware {
@@ -97,3 +98,30 @@ type cappedError struct {
 
 func (e cappedError) Error() string { return e.msg }
 func (e cappedError) Unwrap() error { return e.err }
+
+// Install wires the limits into srv in one call: the receiving middleware
+// ([ServerLimits.Middleware]) and, with a Store, the resource template of
+// the result links (mcpbound://result/{id}, listed by
+// resources/templates/list), whose registration also makes srv advertise
+// the resources capability, so that a client that checks capabilities
+// before it reads follows the links. Call it before serving, after adding
+// any receiving middleware that should see what the limits return. It
+// panics if [ServerLimits.Validate] reports an error.
+func (l ServerLimits) Install(srv *mcp.Server) {
+	srv.AddReceivingMiddleware(l.Middleware())
+	if l.Store == nil {
+		return
+	}
+	s, err := mcpcore.NewServer(mcpcore.ServerLimits(l))
+	if err != nil {
+		panic(err)
+	}
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: mcpcore.ResultURIPrefix + "{id}{?page}",
+		Name:        "tool-result-pages",
+		Description: "pages of tool results too large to send whole; read the links tool results give, each page names the next",
+		MIMEType:    "text/plain",
+	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return readResult(ctx, s, req.Params.URI)
+	})
+}
