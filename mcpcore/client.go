@@ -99,7 +99,9 @@ type ClientLimits struct {
 	MaxErrorChars int
 	// MaxSpillBytes bounds the total size, in bytes, of the result files
 	// in SpillDir: before a new file is written, the oldest result files
-	// the core wrote there are removed until it fits. Files of other
+	// the core wrote there are removed until it fits. It holds per folder
+	// across every Client of the process (parallel sessions sharing a
+	// SpillDir); clients in other processes are not seen. Files of other
 	// origins are neither counted nor touched. Zero means 256 MiB.
 	MaxSpillBytes int64
 	// TailChars, if positive, makes every cut this middleware makes (of a
@@ -201,7 +203,6 @@ type Client struct {
 	mu        sync.Mutex
 	overrides map[any]map[string]int // per session: tool name to its character ceiling
 	sessions  []any                  // oldest first, at most maxSessions
-	spillMu   sync.Mutex             // one spill at a time: the folder bound is a sum
 }
 
 // NewClient returns the Client of l, or the error of

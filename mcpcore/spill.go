@@ -19,8 +19,6 @@ const (
 // earlier result files while the folder's result files and the new one
 // together would exceed MaxSpillBytes. It returns the file's absolute path.
 func (c *Client) spill(tool, text string) (string, error) {
-	c.spillMu.Lock() // one spill at a time: the folder bound is a sum
-	defer c.spillMu.Unlock()
 	f := spill.Folder{Dir: c.SpillDir, MaxBytes: c.MaxSpillBytes, Owns: func(name string) bool {
 		return strings.HasPrefix(name, spillPrefix) && strings.HasSuffix(name, spillSuffix)
 	}}

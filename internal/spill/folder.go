@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ErrNotPrivate is matched (errors.Is) by the error of a folder refused
@@ -19,9 +20,12 @@ import (
 var ErrNotPrivate = errors.New("spill folder is not private to this user")
 
 // A Folder is where spilled files go. It is a value; Write is safe for
-// concurrent use as far as the file system goes, but the bound is a sum:
-// callers that write concurrently serialise Write, or accept that two
-// writes may each find room and together pass MaxBytes until the next.
+// concurrent use, and the writes of one process to one folder (by its
+// path, symlinks resolved) are serialised whatever Folder values make them,
+// so that MaxBytes holds across every writer of the process (several
+// sessions' clients sharing a SpillDir). Writers in other processes are not
+// seen: two may each find room and together pass MaxBytes until the next
+// write.
 type Folder struct {
 	// Dir is the folder's path, made absolute by Write.
 	Dir string
@@ -53,6 +57,7 @@ func (f Folder) Write(prefix, suffix string, data []byte) (string, error) {
 		return "", err
 	}
 	defer root.Close()
+	defer lockFolder(dir)()
 	if err := f.makeRoom(root, size); err != nil {
 		return "", err
 	}
@@ -222,4 +227,22 @@ func (f Folder) makeRoom(root *os.Root, size int64) error {
 		return fmt.Errorf("spill folder %s is full", f.Dir)
 	}
 	return nil
+}
+
+// folderLocks serialises the writes of the process to each folder, by its
+// path with symlinks resolved: one mutex per folder ever written to (a
+// process writes to the few its configuration names).
+var folderLocks sync.Map // string -> *sync.Mutex
+
+// lockFolder locks the folder dir (an absolute path) for this process and
+// returns the unlock.
+func lockFolder(dir string) (unlock func()) {
+	key := dir
+	if p, err := filepath.EvalSymlinks(dir); err == nil {
+		key = p
+	}
+	m, _ := folderLocks.LoadOrStore(key, new(sync.Mutex))
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
 }

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -237,4 +239,61 @@ func TestFolderUnderAnotherUsersFolder(t *testing.T) {
 			t.Errorf("%s: %v", dir, err)
 		}
 	}
+}
+
+// TestFolderBoundHoldsAcrossWritersOfOneProcess pins the trap "a bound per
+// writer is no bound per folder": MaxSpillBytes was kept by a mutex of each
+// Client, so the parallel sessions of one process, each with its own Client
+// and the same SpillDir, could each find room and together pass it. Eight
+// writers (separate Folder values, one spelling the path otherwise)
+// write 40 files of 1000 bytes each at once into a folder bound to 3000
+// bytes: after each write the folder never holds more, and at the end at
+// most three files remain. Sabotage: without lockFolder in Write the
+// folder ends over its bound in most runs (a sum of 5 to 12 files).
+func TestFolderBoundHoldsAcrossWritersOfOneProcess(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "spill")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var over atomic.Int64
+	for w := range 8 {
+		path := dir
+		if w == 0 {
+			path = dir + "/../spill/." // the same folder, spelled otherwise
+		}
+		f := Folder{Dir: path, MaxBytes: 3000, Owns: owns}
+		wg.Go(func() {
+			for range 40 {
+				if _, err := f.Write("r-", ".txt", make([]byte, 1000)); err != nil {
+					t.Error(err)
+					return
+				}
+				if n := ownedBytes(t, dir, owns); n > 3000 {
+					over.Store(n)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := ownedBytes(t, dir, owns); n > 3000 || over.Load() > 0 {
+		t.Errorf("the folder holds %d bytes at the end (%d at worst seen), bound 3000", n, over.Load())
+	}
+}
+
+// ownedBytes returns the bytes of the owned files in dir.
+func ownedBytes(t *testing.T, dir string, owns func(string) bool) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
+	var n int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && owns(e.Name()) {
+			n += info.Size()
+		}
+	}
+	return n
 }
