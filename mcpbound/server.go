@@ -21,7 +21,18 @@ import (
 // [mcpcore.ServerLimits], which the adapter for mark3labs/mcp-go shares.
 //
 // ServerLimits is a value; its Middleware is safe for concurrent use.
-type ServerLimits mcpcore.ServerLimits
+type ServerLimits struct {
+	// MaxResultChars is the most characters (code points) of text a
+	// tools/call result may carry, marker included, and of a kept result's
+	// page. Zero means 20,000; below mcpcore.MinResultChars is an error.
+	MaxResultChars int
+	// TailChars, if positive, keeps the last TailChars characters of a cut
+	// after the marker. Zero keeps the head alone.
+	TailChars int
+	// Store, if not nil, keeps results over the cap for reading by link
+	// (mcpcore.NewStore in memory, redisstore for a fleet).
+	Store mcpcore.ResultStore
+}
 
 // Validate reports whether the limits are usable, and why not.
 func (l ServerLimits) Validate() error { return mcpcore.ServerLimits(l).Validate() }

@@ -3,6 +3,7 @@ package mcpgo
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -23,7 +24,36 @@ import (
 // learns tools' own ceilings (_meta["anthropic/maxResultSizeChars"]) from
 // the tools/list results that pass through it, so list tools before
 // calling them for those to apply.
-type ClientLimits mcpcore.ClientLimits
+type ClientLimits struct {
+	// WarnTokens: a successful result of more tokens is logged as a
+	// warning. Zero means 10,000.
+	WarnTokens int
+	// MaxTokens: a successful result of more tokens is saved to a file (or
+	// cut, when it has images). Zero means 25,000.
+	MaxTokens int
+	// MaxChars: a successful result of more characters is saved to a file.
+	// Zero means 50,000.
+	MaxChars int
+	// HardMaxChars is the most a tool may raise its own ceiling to. Zero
+	// means 500,000.
+	HardMaxChars int
+	// MaxErrorChars: an error result, or a server's JSON-RPC error message,
+	// of more characters keeps its first and last 5,000. Zero means 11,000.
+	MaxErrorChars int
+	// MaxSpillBytes bounds the result files in SpillDir, per folder across
+	// the process. Zero means 256 MiB.
+	MaxSpillBytes int64
+	// TailChars, if positive, keeps the last TailChars characters of a cut
+	// after the marker.
+	TailChars int
+	// SpillDir is the private folder of saved results. Empty means
+	// "mcpbound-results-<uid>" in os.TempDir().
+	SpillDir string
+	// Logger receives the warnings; nil means slog.Default().
+	Logger *slog.Logger
+	// Tokens counts a text's tokens; nil means one per four characters.
+	Tokens func(string) int
+}
 
 // Validate reports whether the limits are usable, and why not.
 func (l ClientLimits) Validate() error { return mcpcore.ClientLimits(l).Validate() }
