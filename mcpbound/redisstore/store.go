@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -17,24 +18,48 @@ import (
 // Defaults of [Config], used for its zero fields.
 const (
 	DefaultMaxBytes = mcpcore.DefaultStoreBytes // 64 MiB of results in all
-	DefaultPrefix   = "mcpbound:{results}:"
+	DefaultPrefix   = "mcpbound:results:"
 	DefaultTimeout  = 5 * time.Second
+	DefaultShards   = 8
 )
+
+// What Redis spends on a result besides its text, and on a tombstone,
+// as the store charges them (see the package documentation for the
+// formula): measured with MEMORY USAGE on Redis 7 (TestChargesCoverRedisMemory)
+// and rounded up.
+const (
+	resultOverhead = 512 // the hash, its key, its index and charge entries
+	pageOverhead   = 64  // a field of the hash
+	tombOverhead   = 256 // the tombstone key and its index entry
+)
+
+// maxSweep is the most expired entries (results, and tombstones) a put
+// gives back, and the most entries it evicts to make room: the work of one
+// put is bounded, whatever accumulated since the last.
+const maxSweep = 64
 
 // Config configures a [Store]. Zero fields take the defaults; negative
 // ones are configuration errors.
 type Config struct {
-	// MaxBytes bounds the bytes (UTF-8 bytes of text) of all results kept
-	// under Prefix, and so the bytes of one. Zero means 64 MiB.
+	// MaxBytes bounds what the store keeps under Prefix in all: the bytes
+	// (UTF-8 bytes of text) of its results, what Redis spends on each
+	// result and page, and the tombstones that let a late read say
+	// "expired". Each of Shards shards holds MaxBytes/Shards, so a result
+	// larger than that is not kept. Zero means 64 MiB.
 	MaxBytes int64
-	// Prefix begins every key the store writes. Zero means
-	// "mcpbound:{results}:"; a prefix of another fleet (another server
-	// sharing the Redis) keeps its results and its bound apart. For Redis
-	// Cluster, keep a hash tag ({...}) in it.
+	// Prefix begins every key the store writes; one prefix per tenant (a
+	// fleet, or a server sharing the Redis with others) keeps their results
+	// and bounds apart. It may not hold '{' or '}': the store adds the
+	// hash tags that spread the shards over a Redis Cluster's slots. Zero
+	// means "mcpbound:results:".
 	Prefix string
 	// Timeout bounds each operation on Redis (a put, a read), on top of
 	// the request's context. Zero means 5 seconds.
 	Timeout time.Duration
+	// Shards is how many shards the results are spread over, each with its
+	// own hash tag (its slot of a Redis Cluster), bookkeeping and share of
+	// MaxBytes, 1 to 256. Zero means 8.
+	Shards int
 }
 
 // A Store is an [mcpcore.ResultStore] in Redis. It is safe for concurrent
@@ -67,6 +92,12 @@ func (c Config) New(rdb redis.UniversalClient, ttl time.Duration) (*Store, error
 		return nil, fmt.Errorf("redisstore: Config.MaxBytes %d: negative (zero means the default)", c.MaxBytes)
 	case c.Timeout < 0:
 		return nil, fmt.Errorf("redisstore: Config.Timeout %v: negative (zero means the default)", c.Timeout)
+	case c.Shards < 0 || c.Shards > 256:
+		return nil, fmt.Errorf("redisstore: Config.Shards %d: outside 1 to 256 (zero means the default, %d)", c.Shards, DefaultShards)
+	case strings.ContainsAny(c.Prefix, "{}"):
+		return nil, fmt.Errorf("redisstore: Config.Prefix %q: holds a brace; the store adds the hash tags of its shards itself", c.Prefix)
+	case len(c.Prefix) > 128 || strings.ContainsFunc(c.Prefix, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return nil, fmt.Errorf("redisstore: Config.Prefix: more than 128 bytes, or spaces or control characters")
 	}
 	if ttl == 0 {
 		ttl = mcpcore.DefaultStoreTTL
@@ -80,20 +111,34 @@ func (c Config) New(rdb redis.UniversalClient, ttl time.Duration) (*Store, error
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
 	}
+	if c.Shards == 0 {
+		c.Shards = DefaultShards
+	}
 	return &Store{rdb: rdb, ttl: ttl, cfg: c}, nil
 }
 
 // TTL returns how long a kept result stays readable.
 func (s *Store) TTL() time.Duration { return s.ttl }
 
-// Keys under the prefix: the result (a hash of its MIME type, its page
-// count and its pages), a tombstone that outlives it so that a late read
-// says "expired" rather than "unknown", and the bookkeeping of the bound.
-func (s *Store) resultKey(id string) string { return s.cfg.Prefix + "r:" + id }
-func (s *Store) tombKey(id string) string   { return s.cfg.Prefix + "t:" + id }
-func (s *Store) indexKey() string           { return s.cfg.Prefix + "index" } // id by expiry, oldest first
-func (s *Store) sizesKey() string           { return s.cfg.Prefix + "sizes" } // id to bytes
-func (s *Store) bytesKey() string           { return s.cfg.Prefix + "bytes" } // bytes of all results
+// Keys: under the prefix, each shard has a hash tag of its own ("{3}":
+// its slot of a Redis Cluster) and its keys: a result (a hash of its MIME
+// type, its page count and its pages), its tombstone (which outlives it so
+// that a late read says "expired" rather than "unknown"), and the shard's
+// bookkeeping. A result's shard is chosen by its id.
+func (s *Store) base(id string) string {
+	var h uint32
+	for i := 0; i < len(id); i++ {
+		h = h*31 + uint32(id[i])
+	}
+	return s.cfg.Prefix + "{" + strconv.Itoa(int(h%uint32(s.cfg.Shards))) + "}:"
+}
+
+// charges returns what a result of size bytes in n pages, and its
+// tombstone, are charged.
+func (s *Store) charges(id string, size int64, n int) (result, tomb int64) {
+	keys := int64(len(s.base(id)) + len(id))
+	return size + resultOverhead + int64(n)*pageOverhead + 3*keys, tombOverhead + 2*keys
+}
 
 // tombstoneTTL is how long past its expiry a result's tombstone stays.
 func (s *Store) tombstoneTTL() time.Duration {
@@ -111,17 +156,20 @@ func (s *Store) Put(ctx context.Context, id, mimeType string, pages []string) er
 	for _, p := range pages {
 		size += int64(len(p))
 	}
-	if size > s.cfg.MaxBytes {
-		return fmt.Errorf("%w: %d bytes, more than the whole store (%d bytes)", mcpcore.ErrResultTooLarge, size, s.cfg.MaxBytes)
+	charge, tomb := s.charges(id, size, len(pages))
+	bound := s.cfg.MaxBytes / int64(s.cfg.Shards)
+	if charge+tomb > bound {
+		return fmt.Errorf("%w: %d bytes, more than a shard of the store holds (%d bytes of %d)", mcpcore.ErrResultTooLarge, size, bound, s.cfg.MaxBytes)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	args := make([]any, 0, 7+len(pages))
-	args = append(args, id, size, s.cfg.MaxBytes, s.ttl.Milliseconds(), s.tombstoneTTL().Milliseconds(), s.cfg.Prefix, mimeType)
+	base := s.base(id)
+	args := make([]any, 0, 9+len(pages))
+	args = append(args, id, charge, tomb, bound, s.ttl.Milliseconds(), s.tombstoneTTL().Milliseconds(), base, maxSweep, mimeType)
 	for _, p := range pages {
 		args = append(args, p)
 	}
-	keys := []string{s.indexKey(), s.sizesKey(), s.bytesKey(), s.resultKey(id), s.tombKey(id)}
+	keys := []string{base + "index", base + "tombs", base + "charges", base + "bytes", base + "r:" + id, base + "t:" + id}
 	n, err := putScript.Run(ctx, s.rdb, keys, args...).Int()
 	switch {
 	case err != nil:
@@ -139,7 +187,8 @@ func (s *Store) Page(ctx context.Context, id string, k int) (text, mimeType stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	vals, err := s.rdb.HMGet(ctx, s.resultKey(id), "mime", "n", strconv.Itoa(k)).Result()
+	base := s.base(id)
+	vals, err := s.rdb.HMGet(ctx, base+"r:"+id, "mime", "n", strconv.Itoa(k)).Result()
 	if err != nil {
 		return "", "", 0, fmt.Errorf("redisstore: reading a page: %w", err)
 	}
@@ -148,7 +197,7 @@ func (s *Store) Page(ctx context.Context, id string, k int) (text, mimeType stri
 	if mime == "" && count == "" {
 		// Gone: expired (its tombstone remains), or never kept, evicted to
 		// make room, or lost when Redis restarted.
-		n, err := s.rdb.Exists(ctx, s.tombKey(id)).Result()
+		n, err := s.rdb.Exists(ctx, base+"t:"+id).Result()
 		switch {
 		case err != nil:
 			return "", "", 0, fmt.Errorf("redisstore: reading a page: %w", err)

@@ -77,7 +77,7 @@ func TestExpiredLinkSaysExpired(t *testing.T) {
 	}
 	// The event: Redis expires the result's key (bounded wait).
 	for i := 0; ; i++ {
-		n, err := rdb.Exists(ctx, redisstore.DefaultPrefix+"r:"+id).Result()
+		n, err := rdb.Exists(ctx, redisstore.ResultKey(store, id)).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,20 +137,22 @@ func TestRedisStoppedMidRead(t *testing.T) {
 	}
 }
 
-// TestStoreBound: the results kept under the prefix never pass MaxBytes
-// (the oldest go, and their links read "unknown"), a result bigger than
-// MaxBytes is refused with ErrResultTooLarge, every key is under the
-// prefix, and two prefixes share one Redis without touching each other.
-// Sabotage: a put script that never evicts passes the bound.
+// TestStoreBound: what the store keeps under its prefix never passes
+// MaxBytes, its charges (results, their pages and tombstones) included; the
+// oldest go, and their links read "unknown"; a result bigger than a shard is
+// refused with ErrResultTooLarge; every key is under the prefix; and two
+// prefixes share one Redis without touching each other. Sabotage: a put
+// script that never evicts passes the bound.
 func TestStoreBound(t *testing.T) {
 	r := startRedis(t)
 	rdb := r.client(t)
 	ctx := context.Background()
-	store, err := redisstore.Config{MaxBytes: 5000, Prefix: "fleet-a:{r}:"}.New(rdb, time.Minute)
+	const bound = 10000
+	store, err := redisstore.Config{MaxBytes: bound, Prefix: "fleet-a:", Shards: 1}.New(rdb, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := redisstore.Config{MaxBytes: 5000, Prefix: "fleet-b:{r}:"}.New(rdb, time.Minute)
+	other, _ := redisstore.Config{MaxBytes: bound, Prefix: "fleet-b:", Shards: 1}.New(rdb, time.Minute)
 	keep := strings.Repeat("f", 32)
 	if err := other.Put(ctx, keep, "text/plain", []string{strings.Repeat("o", 4000)}); err != nil {
 		t.Fatal(err)
@@ -162,9 +164,8 @@ func TestStoreBound(t *testing.T) {
 		if err := store.Put(ctx, id, "text/plain", []string{strings.Repeat("x", 1000), strings.Repeat("y", 1000)}); err != nil {
 			t.Fatal(err)
 		}
-		total, _ := rdb.Get(ctx, "fleet-a:{r}:bytes").Int64()
-		if total > 5000 {
-			t.Errorf("after %d results the store counts %d bytes, bound 5000", i+1, total)
+		if total := sumBytes(t, rdb, "fleet-a:"); total > bound {
+			t.Errorf("after %d results the store counts %d bytes, bound %d", i+1, total, bound)
 		}
 	}
 	if _, _, _, err := store.Page(ctx, ids[0], 0); !errors.Is(err, mcpcore.ErrUnknownResult) {
@@ -176,27 +177,42 @@ func TestStoreBound(t *testing.T) {
 	if _, _, _, err := store.Page(ctx, ids[5], 2); !errors.Is(err, mcpcore.ErrNoSuchPage) {
 		t.Errorf("page 3 of 2: %v", err)
 	}
-	if err := store.Put(ctx, strings.Repeat("9", 32), "text/plain", []string{strings.Repeat("z", 5001)}); !errors.Is(err, mcpcore.ErrResultTooLarge) {
-		t.Errorf("a result of 5001 bytes in a store of 5000: %v", err)
+	if err := store.Put(ctx, strings.Repeat("9", 32), "text/plain", []string{strings.Repeat("z", bound)}); !errors.Is(err, mcpcore.ErrResultTooLarge) {
+		t.Errorf("a result of %d bytes in a store of %d: %v", bound, bound, err)
 	}
 	if text, _, _, err := other.Page(ctx, keep, 0); err != nil || len(text) != 4000 {
 		t.Errorf("the other prefix's result: %v", err)
 	}
 	keys, _ := rdb.Keys(ctx, "*").Result()
 	for _, k := range keys {
-		if !strings.HasPrefix(k, "fleet-a:{r}:") && !strings.HasPrefix(k, "fleet-b:{r}:") {
+		if !strings.HasPrefix(k, "fleet-a:") && !strings.HasPrefix(k, "fleet-b:") {
 			t.Errorf("key %q outside the prefixes", k)
 		}
 	}
 	var real int64
 	for _, id := range ids {
-		if n, _ := rdb.Exists(ctx, "fleet-a:{r}:r:"+id).Result(); n == 1 {
+		if n, _ := rdb.Exists(ctx, redisstore.ResultKey(store, id)).Result(); n == 1 {
 			real += 2000
 		}
 	}
-	if real > 5000 {
-		t.Errorf("Redis holds %d bytes of results under the prefix, bound 5000", real)
+	if real > bound {
+		t.Errorf("Redis holds %d bytes of results under the prefix, bound %d", real, bound)
 	}
+}
+
+// sumBytes returns the charge the shards under prefix count.
+func sumBytes(t *testing.T, rdb *redis.Client, prefix string) int64 {
+	t.Helper()
+	keys, err := rdb.Keys(context.Background(), prefix+"{*}:bytes").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, k := range keys {
+		v, _ := rdb.Get(context.Background(), k).Int64()
+		n += v
+	}
+	return n
 }
 
 // TestConfigValidate: the boundaries of New's arguments.
@@ -219,6 +235,14 @@ func TestConfigValidate(t *testing.T) {
 		{"negative MaxBytes", redisstore.Config{MaxBytes: -1}, rdb, 0, false},
 		{"huge MaxBytes", redisstore.Config{MaxBytes: math.MaxInt64}, rdb, 0, true},
 		{"negative Timeout", redisstore.Config{Timeout: -1}, rdb, 0, false},
+		{"negative Shards", redisstore.Config{Shards: -1}, rdb, 0, false},
+		{"one shard", redisstore.Config{Shards: 1}, rdb, 0, true},
+		{"256 shards", redisstore.Config{Shards: 256}, rdb, 0, true},
+		{"257 shards", redisstore.Config{Shards: 257}, rdb, 0, false},
+		{"a prefix with a hash tag", redisstore.Config{Prefix: "tenant:{a}:"}, rdb, 0, false},
+		{"a prefix with a space", redisstore.Config{Prefix: "tenant a:"}, rdb, 0, false},
+		{"a prefix of 128 bytes", redisstore.Config{Prefix: strings.Repeat("p", 128)}, rdb, 0, true},
+		{"a prefix of 129 bytes", redisstore.Config{Prefix: strings.Repeat("p", 129)}, rdb, 0, false},
 	} {
 		_, err := tc.c.New(tc.rdb, tc.ttl)
 		if (err == nil) != tc.ok {
