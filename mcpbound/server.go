@@ -32,6 +32,9 @@ type ServerLimits struct {
 	// Store, if not nil, keeps results over the cap for reading by link
 	// (mcpcore.NewStore in memory, redisstore for a fleet).
 	Store mcpcore.ResultStore
+	// Reads, if set, caps the text of resources/read and prompts/get
+	// answers of the server's own resources and prompts too.
+	Reads bool
 }
 
 // Validate reports whether the limits are usable, and why not.
@@ -68,6 +71,9 @@ func (l ServerLimits) Middleware() mcp.Middleware {
 				return failed(ctx, s, method, err)
 			}
 			if method != "tools/call" {
+				if s.CapsReads() {
+					return capRead(s, res), nil
+				}
 				return res, err
 			}
 			if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
@@ -135,4 +141,83 @@ func (l ServerLimits) Install(srv *mcp.Server) {
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return readResult(ctx, s, req.Params.URI)
 	})
+}
+
+// capRead caps the text of a resources/read or prompts/get answer (see
+// ServerLimits.Reads): the text items' parts joined and cut, in the first
+// text item's place; the other text items go, binary ones stay.
+func capRead(s *mcpcore.Server, res mcp.Result) mcp.Result {
+	switch r := res.(type) {
+	case *mcp.ReadResourceResult:
+		if r == nil {
+			return res
+		}
+		var parts []string
+		for _, c := range r.Contents {
+			if c != nil && c.Blob == nil {
+				parts = append(parts, c.Text)
+			}
+		}
+		text, cut := s.CapRead(parts, "resource")
+		if !cut {
+			return res
+		}
+		out := *r
+		out.Contents = nil
+		first := true
+		for _, c := range r.Contents {
+			switch {
+			case c == nil:
+			case c.Blob != nil:
+				out.Contents = append(out.Contents, c)
+			case first:
+				first = false
+				out.Contents = append(out.Contents, &mcp.ResourceContents{URI: c.URI, MIMEType: "text/plain", Text: text})
+			}
+		}
+		return &out
+	case *mcp.GetPromptResult:
+		if r == nil {
+			return res
+		}
+		var parts []string
+		for _, m := range r.Messages {
+			if t, ok := textOfMessage(m); ok {
+				parts = append(parts, t)
+			}
+		}
+		text, cut := s.CapRead(parts, "prompt")
+		if !cut {
+			return res
+		}
+		out := *r
+		out.Messages = nil
+		first := true
+		for _, m := range r.Messages {
+			if _, ok := textOfMessage(m); !ok {
+				if m != nil {
+					out.Messages = append(out.Messages, m)
+				}
+				continue
+			}
+			if first {
+				first = false
+				out.Messages = append(out.Messages, &mcp.PromptMessage{Role: m.Role, Content: &mcp.TextContent{Text: text}})
+			}
+		}
+		return &out
+	}
+	return res
+}
+
+// textOfMessage returns a prompt message's text, if it is text.
+func textOfMessage(m *mcp.PromptMessage) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	t, ok := m.Content.(*mcp.TextContent)
+	if !ok || t == nil {
+		return "", false
+	}
+	return t.Text, true
 }

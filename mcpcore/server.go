@@ -82,6 +82,16 @@ type ServerLimits struct {
 	// a [*Store] (in memory, see [NewStore]) or any [ResultStore], such as
 	// one in Redis shared by a fleet.
 	Store ResultStore
+
+	// Reads, if set, applies the cap to the answers of resources/read and
+	// prompts/get of the server's own resources and prompts too: their text
+	// (a resource's text contents, a prompt's text messages) over
+	// MaxResultChars is cut with a marker that says so, never kept in the
+	// Store; binary contents pass. Off by default: a server's resources and
+	// prompts are its own, and a client may need them whole. The official
+	// Go SDK's adapter applies it in its middleware; on mcp-go, wrap the
+	// handlers (mcpgo.ServerLimits.Resource and Prompt).
+	Reads bool
 }
 
 // Validate reports whether the limits are usable, and why not.
@@ -125,6 +135,7 @@ func (l ServerLimits) PageChars(resultChars int) int { return l.max() - noteRoom
 type Server struct {
 	max, tail int
 	store     ResultStore // nil for none
+	reads     bool        // ServerLimits.Reads
 }
 
 // NewServer returns the Server of l, or the error of [ServerLimits.Validate].
@@ -132,8 +143,12 @@ func NewServer(l ServerLimits) (*Server, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
-	return &Server{max: l.max(), tail: l.TailChars, store: l.store()}, nil
+	return &Server{max: l.max(), tail: l.TailChars, store: l.store(), reads: l.Reads}, nil
 }
+
+// CapsReads reports whether the Server caps resources/read and prompts/get
+// answers too (ServerLimits.Reads).
+func (s *Server) CapsReads() bool { return s.reads }
 
 // Keeps reports whether the Server keeps results over the cap (it has a
 // store), so that an adapter serves their pages.

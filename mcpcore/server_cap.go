@@ -97,3 +97,20 @@ func (c *Server) CapError(msg string) string {
 	}
 	return rep.Text
 }
+
+// CapRead returns the text of a resources/read or prompts/get answer, its
+// parts joined by "\n", cut to the cap with a marker naming what (a
+// resource, a prompt), and whether it was cut; an answer within the cap is
+// returned as nil, false. It never keeps anything in the store.
+func (c *Server) CapRead(parts []string, what string) (string, bool) {
+	content := make([]Content, len(parts))
+	for i, p := range parts {
+		content[i] = Content{Kind: Text, Text: p}
+	}
+	t := textOf(Result{Content: content})
+	if t.total() <= c.max {
+		return "", false
+	}
+	return c.cut(t, "", "the rest of this "+what+" was cut by the server's limit; ask for a narrower one if the server offers it",
+		"the rest of this "+what+" was cut by the server's limit"), true
+}

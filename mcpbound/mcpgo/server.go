@@ -29,6 +29,9 @@ type ServerLimits struct {
 	// Store, if not nil, keeps results over the cap for reading by link
 	// (mcpcore.NewStore in memory, redisstore for a fleet).
 	Store mcpcore.ResultStore
+	// Reads, if set, caps the text of resources/read and prompts/get
+	// answers of the server's own resources and prompts too.
+	Reads bool
 }
 
 // Validate reports whether the limits are usable, and why not.
@@ -120,6 +123,93 @@ func (l ServerLimits) TaskTool(h server.TaskToolHandlerFunc) server.TaskToolHand
 		c = rewrite(c, s.Cap(ctx, coreResult(c)))
 		out := *r
 		out.Content, out.StructuredContent, out.IsError = c.Content, c.StructuredContent, c.IsError
+		return &out, nil
+	}
+}
+
+// Resource returns h with the cap applied to the text of its answers (see
+// mcpcore.ServerLimits.Reads; applied whether or not Reads is set, since
+// wrapping is the opt-in): mcp-go has no middleware for resources/read.
+// It panics if [ServerLimits.Validate] reports an error.
+func (l ServerLimits) Resource(h server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+	s := l.core()
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		contents, err := h(ctx, req)
+		if err != nil {
+			return contents, err
+		}
+		var parts []string
+		for _, c := range contents {
+			if t, ok := resourceText(c); ok {
+				parts = append(parts, t.Text)
+			}
+		}
+		text, cut := s.CapRead(parts, "resource")
+		if !cut {
+			return contents, nil
+		}
+		out := make([]mcp.ResourceContents, 0, len(contents))
+		first := true
+		for _, c := range contents {
+			t, ok := resourceText(c)
+			switch {
+			case !ok:
+				out = append(out, c)
+			case first:
+				first = false
+				out = append(out, mcp.TextResourceContents{URI: t.URI, MIMEType: "text/plain", Text: text})
+			}
+		}
+		return out, nil
+	}
+}
+
+// resourceText returns a resource content's text form, if it is text.
+func resourceText(c mcp.ResourceContents) (mcp.TextResourceContents, bool) {
+	switch c := c.(type) {
+	case mcp.TextResourceContents:
+		return c, true
+	case *mcp.TextResourceContents:
+		if c != nil {
+			return *c, true
+		}
+	}
+	return mcp.TextResourceContents{}, false
+}
+
+// Prompt returns h with the cap applied to the text of its answers (see
+// mcpcore.ServerLimits.Reads): mcp-go has no middleware for prompts/get.
+// It panics if [ServerLimits.Validate] reports an error.
+func (l ServerLimits) Prompt(h server.PromptHandlerFunc) server.PromptHandlerFunc {
+	s := l.core()
+	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		r, err := h(ctx, req)
+		if err != nil || r == nil {
+			return r, err
+		}
+		var parts []string
+		for _, m := range r.Messages {
+			if t := content(m.Content); t.Kind == mcpcore.Text {
+				parts = append(parts, t.Text)
+			}
+		}
+		text, cut := s.CapRead(parts, "prompt")
+		if !cut {
+			return r, nil
+		}
+		out := *r
+		out.Messages = nil
+		first := true
+		for _, m := range r.Messages {
+			if content(m.Content).Kind != mcpcore.Text {
+				out.Messages = append(out.Messages, m)
+				continue
+			}
+			if first {
+				first = false
+				out.Messages = append(out.Messages, mcp.PromptMessage{Role: m.Role, Content: mcp.NewTextContent(text)})
+			}
+		}
 		return &out, nil
 	}
 }
