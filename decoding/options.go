@@ -63,7 +63,8 @@ func WithRequireChecksum() Option { return Option(decoder.WithRequireChecksum())
 // decodes; the bytes read are charged against the reservation as they are
 // buffered; what it did not use is given back at the verified end. So a
 // peer holds at most 128 bytes of the budget per byte it sent before the
-// body ended. A body whose bound is above half the capacity, or that finds
+// body ended. A body whose bound is above what it may wait for (the capacity less the
+// starting room and, for a peer, a share: half with the default), or that finds
 // the starting room full, reads nothing ahead and reserves after its first
 // 512 bytes. A body read as a stream is charged its decoders' state as
 // above, from its first byte.

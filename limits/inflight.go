@@ -32,15 +32,21 @@ var ErrBusy = errors.New("limits: in-flight budget exhausted")
 // Before its first body byte a body holds nothing: a peer that sends
 // headers alone holds no room. A body read whole (the Middleware's, and
 // the Transport's ReadBody, Fetch and Lazy bodies) then holds nothing
-// until its first 512 bytes came (the whole body, if shorter), and reads
-// ahead, undecoded, holding the bytes it read (in chunks of at most twice
-// their size) until its peer has sent 1/128 of its bound: its declared
-// length or what remains of MaxDecodedBytes, a chunk, and the most its
-// decoders' state can be charged (see [decoding.WithInFlight]). Only then,
-// or once the body ended (its peer can no longer stall it), does it
-// reserve that bound, and decode. So a peer holds at most 128 bytes of the
-// budget per byte of body it sent, whatever its coding and however it
-// stalls, and nothing for a body that sent fewer than 512 bytes. A body
+// until its first 512 bytes came (fewer for a small bound: 1/128 of it;
+// the whole body, if shorter), and reads ahead, undecoded, holding the
+// bytes it read (in chunks of at most twice their size) until its peer has
+// sent 1/128 of its bound: its declared length or what remains of
+// MaxDecodedBytes, a chunk, and the most its decoders' state can be charged
+// (see [decoding.WithInFlight]). Only then, or once the body ended (its
+// peer can no longer stall it), does it reserve that bound, and decode; a
+// MaxWireBytes below 1/128 of the bound makes it read to the end (or to
+// the byte past the limit, which fails it). So, while its peer stalls, a
+// peer holds at most 128 bytes of the budget per byte of body it sent,
+// whatever its coding, and nothing for a body that sent fewer than 512
+// bytes (as the bound is reserved, the bytes read ahead are still held for
+// a moment: a peer cannot keep that). Reading ahead changes how the bytes
+// reach the decoder in reads, not which limits a body breaks; of a body
+// that breaks two, the one met first may differ. A body
 // with a Content-Length of at most 64 KiB and no coding reserves its one
 // chunk after its first 512 bytes: 128 per byte at most too.
 //
@@ -58,8 +64,8 @@ var ErrBusy = errors.New("limits: in-flight budget exhausted")
 // budget as well: when it is full, a new body reads nothing ahead and
 // reserves its bound after its first 512 bytes (an exception to the ratio
 // above, which peers can only bring about by holding a quarter of the
-// budget in bytes read ahead for them: at least a third of it sent). A body whose bound exceeds half the
-// budget, or all but a share of it, does not read ahead either.
+// budget in bytes read ahead for them: at least a third of it sent). A body whose bound exceeds what it may
+// wait for (see below) does not read ahead either.
 //
 // # Shares of peers
 //
@@ -86,15 +92,19 @@ var ErrBusy = errors.New("limits: in-flight budget exhausted")
 // A body may wait for room only where what it holds cannot stop another
 // from finishing: its first reservation when it holds nothing, and the
 // reservation of its bound when it holds only bytes read ahead, for at
-// most half the budget. Every later reservation (a second decoder, a
-// larger window, a buffered body beyond its bound) fails at once with
-// [ErrBusy] when there is no room. Bodies that wait while holding bytes
-// read ahead hold at most the starting room, a quarter; every other byte
-// of the budget is held by a body that is not waiting for the budget: it
-// progresses (its peer sends, its handler or caller finishes, or its
-// Timeout or context ends it) and gives its bytes back without needing any
-// other body to give anything first. Once they have, three quarters are
-// free, enough for any waiter's half: no cycle of waits can form.
+// most the budget less the starting room and (for a body that names a
+// peer) less a share: half the budget with the default share. Every later
+// reservation (a second decoder, a larger window, a buffered body beyond
+// its bound) fails at once with [ErrBusy] when there is no room. Bodies
+// that wait while holding bytes read ahead hold at most the starting room,
+// a quarter; every other byte of the budget is held by a body that is not
+// waiting for the budget: it progresses (its peer sends, its handler or
+// caller finishes, or its Timeout or context ends it) and gives its bytes
+// back without needing any other body to give anything first. Once they
+// have, all but the starting room is free, and a waiter over its peer's
+// share still leaves a share free: each waiter fits, whatever the share,
+// and no cycle of waits can form. A body whose bound is larger reads
+// nothing ahead.
 //
 // What this argument does not cover is a holder that waits for something
 // else that waits for the budget: a handler that holds its request body

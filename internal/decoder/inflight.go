@@ -53,7 +53,7 @@ func peerSlots(keys [2]string) inflight.Peers {
 	var p inflight.Peers
 	for i, k := range keys {
 		if k != "" {
-			p[i] = inflight.PeerSlot(k)
+			p[i] = inflight.PeerOf(k)
 		}
 	}
 	return p
@@ -150,8 +150,8 @@ func inflightError(err error, enc string, declared bool) *limits.Error {
 }
 
 // waitFirst makes the body's first reservation, waiting as SetInFlightWait
-// allows; a body that holds bytes read ahead waits for at most half the
-// capacity (see inflight.Hold.Starting), beyond it it does not wait.
+// allows; a body that holds bytes read ahead waits for at most
+// inflight.Hold.MostAfterStart, beyond it it does not wait.
 func (d *Reader) waitFirst(n int64) error {
 	if n > d.most() {
 		return d.fl.hold.Grow(n)
@@ -160,13 +160,12 @@ func (d *Reader) waitFirst(n int64) error {
 }
 
 // most returns the most the body's first reservation may wait for: what its
-// Hold can ever hold, and half the capacity while it holds bytes read ahead.
+// Hold can ever hold, or MostAfterStart while it holds bytes read ahead.
 func (d *Reader) most() int64 {
-	c := d.fl.hold.Most()
 	if d.fl.ahead.holds() {
-		c = min(c, d.fl.hold.Pool().Cap()/2)
+		return d.fl.hold.MostAfterStart()
 	}
-	return c
+	return d.fl.hold.Most()
 }
 
 // reserveFirst makes a body's first reservation of n bytes in h, waiting

@@ -44,10 +44,17 @@ func (d *Reader) earnedAt() (n int64, ok bool) {
 	for i := range d.layers {
 		bound = sat.Add(bound, maxState(d.layers[i].name, d.b.MaxWindowBytes))
 	}
-	if bound > min(d.fl.hold.Most(), d.fl.hold.Pool().Cap()/2) {
+	if bound > d.fl.hold.MostAfterStart() {
 		return 0, false
 	}
-	return min(bound/EarnRatio+1, d.b.MaxWireBytes), true
+	n = bound/EarnRatio + 1
+	if n > d.b.MaxWireBytes {
+		// The wire limit comes first: the body can never earn its bound,
+		// so it reads ahead to its end, or to the byte past the limit
+		// (which fails it).
+		n = d.b.MaxWireBytes + 1
+	}
+	return n, true
 }
 
 // maxState returns the most the decoder of coding name can be charged for
@@ -66,8 +73,8 @@ func maxState(name string, window int64) int64 {
 
 // readAheadTo reads up to n bytes of the source before any is decoded, in
 // chunks charged to the starting room: until n bytes came, the source
-// ended or failed, returned nothing, the budget's Timeout passed, or the
-// starting room has no space for the next chunk. The first chunk (512
+// ended or failed, stopped making progress, the budget's Timeout passed, or
+// the starting room has no space for the next chunk. The first chunk (512
 // bytes) is charged once bytes came into it: before them the body holds
 // nothing. A body whose first chunk finds no space keeps it uncharged,
 // reads nothing more ahead and reserves its bound as a body read as a
@@ -96,7 +103,11 @@ func (d *Reader) readAheadTo(n int64) {
 			break
 		}
 		buf := a.chunks.Next(s)
-		m, err, more := readSome(d.wire.src, buf)
+		var deadline time.Time
+		if d.b.Timeout > 0 {
+			deadline = d.start.Add(d.b.Timeout)
+		}
+		m, err, more := readSome(d.wire.src, buf, deadline)
 		a.chunks.Truncate(m)
 		a.err = err
 		if got == 0 && m > 0 && h.Grow(chunk.Cap(s)) != nil {
@@ -111,10 +122,13 @@ func (d *Reader) readAheadTo(n int64) {
 }
 
 // readSome fills buf from src; more reports that it filled buf with no error
-// and may read on. A source that returns nothing and no error, or a count
-// outside [0, len(p)], stops it: the wire reader deals with both when it
-// reads the source itself.
-func readSome(src io.Reader, buf []byte) (n int, err error, more bool) {
+// and may read on. It stops early, with more false, once deadline (if not
+// zero) has passed, so that a source that trickles does not hold a body
+// past its Timeout; after maxEmptyReads reads in a row that return nothing
+// and no error (io.ErrNoProgress, as the wire reader says); and on a count
+// outside [0, len(p)] (errSourceCount).
+func readSome(src io.Reader, buf []byte, deadline time.Time) (n int, err error, more bool) {
+	empty := 0
 	for n < len(buf) {
 		m, err := src.Read(buf[n:])
 		if m < 0 || m > len(buf)-n {
@@ -125,6 +139,13 @@ func readSome(src io.Reader, buf []byte) (n int, err error, more bool) {
 			return n, err, false
 		}
 		if m == 0 {
+			if empty++; empty >= maxEmptyReads {
+				return n, io.ErrNoProgress, false
+			}
+		} else {
+			empty = 0
+		}
+		if !deadline.IsZero() && n < len(buf) && time.Now().After(deadline) {
 			return n, nil, false
 		}
 	}

@@ -16,19 +16,19 @@ type Hold struct {
 	start bool // charges the starting room too (see Starting)
 }
 
-// Peers names the peers a Hold charges besides the Pool, by their slots
-// (see [PeerSlot]; 0: none): on the server the client's connection and
-// its address, on the client the host.
-type Peers [2]uint16
+// Peers names the peers a Hold charges besides the Pool (see [PeerOf]; the
+// zero Peer: none): on the server the client's connection and its address,
+// on the client the host.
+type Peers [2]Peer
 
 // NewHold returns a Hold that charges p (nil: nothing).
 func NewHold(p *Pool) Hold { return Hold{p: p} }
 
 // SetPeers names the peers h charges from now on; h must hold nothing.
-// A slot named twice counts once.
+// A peer named twice counts once.
 func (h *Hold) SetPeers(peers Peers) {
 	if peers[1] == peers[0] {
-		peers[1] = 0
+		peers[1] = Peer{}
 	}
 	h.peers = peers
 }
@@ -37,11 +37,9 @@ func (h *Hold) SetPeers(peers Peers) {
 // whose charges also count against the Pool's starting room: a quarter of
 // its capacity, for the bytes a body read whole reads ahead before it has
 // earned its bound. A charge that does not fit the starting room fails as
-// one that does not fit the Pool; a starting Hold never waits. Since the
-// starting room is at most a quarter, a body that waits for its bound while
-// it holds bytes read ahead always finds room once the bodies that do not
-// wait have ended, if it waits for at most half the capacity: no cycle of
-// waits can form (see limits.InFlight).
+// one that does not fit the Pool; a starting Hold never waits. A body that
+// waits for its bound while it holds bytes read ahead waits for at most
+// MostAfterStart, which makes the wait safe (see limits.InFlight).
 func (h *Hold) Starting() Hold { return Hold{p: h.p, peers: h.peers, start: true} }
 
 // Pool returns the Pool h charges, or nil.
@@ -57,6 +55,24 @@ func (h *Hold) Most() int64 {
 		return 0
 	}
 	return h.p.most(h.peers)
+}
+
+// MostAfterStart returns the most h may wait for while its body holds
+// bytes in the starting room (see Starting): what it can ever hold, less
+// the starting room, and for a Hold that names peers less a share too (a
+// waiter over its peer's share is granted only while a share stays free).
+// Once every body that does not wait has ended, the waiters hold at most
+// the starting room, so any waiter within this is granted: no cycle of
+// waits can form, whatever the share.
+func (h *Hold) MostAfterStart() int64 {
+	if h.p == nil {
+		return 0
+	}
+	c := h.p.cap - h.p.cap/4
+	if h.peers != (Peers{}) && h.p.share < h.p.cap {
+		c -= h.p.share
+	}
+	return max(min(c, h.Most()), 0)
 }
 
 // A Busy is a reservation that found no room: Need is what the Hold would

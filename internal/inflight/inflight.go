@@ -33,10 +33,12 @@ type Pool struct {
 	starting atomic.Int64
 	nwait    atomic.Int32 // waiters registered; release wakes them when > 0
 
-	// peers holds what the peers hold, by slot (see PeerSlot): peers whose
-	// keys fall in one slot are charged together, which only ever refuses
-	// more, never less. The seed is the process's: a peer cannot choose a
-	// key that shares another's slot.
+	// peers holds what the peers hold, by slot: each peer is charged in two
+	// slots (see PeerOf) and holds the lesser of the two, so that a peer
+	// is taken for another only when both its slots are shared (a sketch
+	// that only ever refuses more, never less, and rarely: two peers of 32
+	// share both slots once in about a thousand budgets). The seed is the
+	// process's: a peer cannot choose a key that shares another's slots.
 	peers [peerSlots]atomic.Int64
 
 	// released counts the bytes given back, by second, for RetryAfter.
@@ -78,15 +80,33 @@ func (p *Pool) most(slots Peers) int64 {
 	return max(p.share, p.cap-p.share)
 }
 
-// PeerSlot returns the slot of the peer named key, for a [Hold]'s Peers.
-// Slots start at 1: 0 names no peer.
-func PeerSlot(key string) uint16 {
-	return uint16(maphash.String(peerSeed, key)%peerSlots) + 1
+// A Peer names one peer by its two slots in a Pool's table (see PeerOf);
+// the zero Peer names none.
+type Peer [2]uint16
+
+// PeerOf returns the Peer named key, for a [Hold]'s Peers: two slots drawn
+// from one hash of key, starting at 1.
+func PeerOf(key string) Peer {
+	h := maphash.String(peerSeed, key)
+	return Peer{uint16(h%peerSlots) + 1, uint16((h>>32)%peerSlots) + 1}
 }
 
-// PeerHolds returns what the peer named key holds in p (with the peers
-// that share its slot). A function, not a method: see Init.
-func PeerHolds(p *Pool, key string) int64 { return p.peers[PeerSlot(key)-1].Load() }
+// PeerHolds returns what the peer named key holds in p (at most: the lesser
+// of its two slots, which other peers may share). A function, not a method:
+// see Init.
+func PeerHolds(p *Pool, key string) int64 {
+	pr := PeerOf(key)
+	return min(p.peers[pr[0]-1].Load(), p.peers[pr[1]-1].Load())
+}
+
+// charge adds n to the slots of pr and returns what pr holds then.
+func (p *Pool) charge(pr Peer, n int64) int64 {
+	a := p.peers[pr[0]-1].Add(n)
+	if pr[1] == pr[0] {
+		return a
+	}
+	return min(a, p.peers[pr[1]-1].Add(n))
+}
 
 // Cap returns the capacity in bytes.
 func (p *Pool) Cap() int64 { return p.cap }
@@ -118,7 +138,7 @@ func Of[T interface {
 	return f.pool()
 }
 
-// tryAcquire takes n bytes for the peers in slots (0: none) if they fit,
+// tryAcquire takes n bytes for the peers in slots (zero: none) if they fit,
 // and reports whether it did. They fit when the budget has room and,
 // for a peer that would hold more than its share, when at least a share
 // stays free for the others: so a peer alone may use all but one share,
@@ -130,8 +150,8 @@ func (p *Pool) tryAcquire(n int64, slots Peers, start bool) bool {
 		return false
 	}
 	over := false
-	for _, s := range slots {
-		if s != 0 && p.peers[s-1].Add(n) > p.share { // first: concurrent growths only refuse more
+	for _, pr := range slots {
+		if pr != (Peer{}) && p.charge(pr, n) > p.share { // first: concurrent growths only refuse more
 			over = true
 		}
 	}
@@ -158,9 +178,9 @@ func (p *Pool) tryAcquire(n int64, slots Peers, start bool) bool {
 
 // unpeer gives back n bytes of the peers in slots.
 func (p *Pool) unpeer(n int64, slots Peers) {
-	for _, s := range slots {
-		if s != 0 {
-			p.peers[s-1].Add(-n)
+	for _, pr := range slots {
+		if pr != (Peer{}) {
+			p.charge(pr, -n)
 		}
 	}
 }
