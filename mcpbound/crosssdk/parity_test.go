@@ -103,6 +103,8 @@ func TestCapsAlikeOnBothSDKs(t *testing.T) {
 			marker: "the tool succeeded", max: 2000, isError: true},
 		{name: "server error cut", server: caps(mcpcore.ServerLimits{MaxResultChars: capChars}), store: mem, tool: tool{text: mixed(5000), isError: true},
 			marker: "the rest of this error message was cut", max: capChars, isError: true},
+		{name: "server handler failure is a capped error result", server: caps(mcpcore.ServerLimits{MaxResultChars: capChars}), store: mem, tool: tool{text: mixed(5000), fails: true},
+			marker: "the rest of this error message was cut", max: capChars, isError: true},
 		{name: "server image passes beside the cut", server: caps(mcpcore.ServerLimits{MaxResultChars: capChars}), tool: tool{text: mixed(capChars + 1), image: true},
 			marker: again, max: capChars},
 		// Links and pages.
