@@ -25,21 +25,27 @@ type origin struct {
 func newOrigin(t *testing.T, proto string) *origin {
 	o := &origin{proto: proto, cases: map[int]xcase{}}
 	o.srv = httptest.NewUnstartedServer(http.HandlerFunc(o.serve))
-	o.srv.Config.ErrorLog = quietLog()
+	startProto(t, o.srv, proto)
+	return o
+}
+
+// startProto starts srv speaking proto, quietly (aborted handlers are the
+// cases' own), until the test ends.
+func startProto(t *testing.T, srv *httptest.Server, proto string) {
+	srv.Config.ErrorLog = quietLog()
 	switch proto {
 	case "h1tls", "h2tls":
-		o.srv.EnableHTTP2 = proto == "h2tls"
-		o.srv.StartTLS()
+		srv.EnableHTTP2 = proto == "h2tls"
+		srv.StartTLS()
 	case "h2c":
-		o.srv.Config.Protocols = new(http.Protocols)
-		o.srv.Config.Protocols.SetHTTP1(true)
-		o.srv.Config.Protocols.SetUnencryptedHTTP2(true)
-		o.srv.Start()
+		srv.Config.Protocols = new(http.Protocols)
+		srv.Config.Protocols.SetHTTP1(true)
+		srv.Config.Protocols.SetUnencryptedHTTP2(true)
+		srv.Start()
 	default:
-		o.srv.Start()
+		srv.Start()
 	}
-	t.Cleanup(o.srv.Close)
-	return o
+	t.Cleanup(srv.Close)
 }
 
 // put registers c as case n.

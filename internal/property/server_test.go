@@ -126,20 +126,7 @@ func newServer(t *testing.T, proto string) *server {
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		wrapped[r.Header.Get("X-Wrap")].ServeHTTP(w, r)
 	}))
-	s.srv.Config.ErrorLog = quietLog()
-	switch proto {
-	case "h1tls", "h2tls":
-		s.srv.EnableHTTP2 = proto == "h2tls"
-		s.srv.StartTLS()
-	case "h2c":
-		s.srv.Config.Protocols = new(http.Protocols)
-		s.srv.Config.Protocols.SetHTTP1(true)
-		s.srv.Config.Protocols.SetUnencryptedHTTP2(true)
-		s.srv.Start()
-	default:
-		s.srv.Start()
-	}
-	t.Cleanup(s.srv.Close)
+	startProto(t, s.srv, proto)
 	return s
 }
 

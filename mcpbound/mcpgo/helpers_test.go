@@ -72,6 +72,12 @@ func serve(t *testing.T, s *server.MCPServer) string {
 // transport wrapped by wrap unless nil.
 func connect(t *testing.T, url string, wrap func(transport.Interface) transport.Interface) *client.Client {
 	t.Helper()
+	return connectVersion(t, url, wrap, mcp.LATEST_PROTOCOL_VERSION)
+}
+
+// connectVersion is connect with the protocol version version.
+func connectVersion(t *testing.T, url string, wrap func(transport.Interface) transport.Interface, version string) *client.Client {
+	t.Helper()
 	tr, err := transport.NewStreamableHTTP(url)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +93,7 @@ func connect(t *testing.T, url string, wrap func(transport.Interface) transport.
 		t.Fatal(err)
 	}
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = version
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcpgo-test-client", Version: "1.0.0"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatal(err)

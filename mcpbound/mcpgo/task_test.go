@@ -65,26 +65,7 @@ func taskResult(t *testing.T, c *client.Client, tool string) (*mcp.TaskResultRes
 // and takes requests without the newer versions' per-request _meta.
 func connectTasks(t *testing.T, url string, wrap func(transport.Interface) transport.Interface) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var base transport.Interface = tr
-	if wrap != nil {
-		base = wrap(tr)
-	}
-	c := client.NewClient(base)
-	t.Cleanup(func() { c.Close() })
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	init.Params.ClientInfo = mcp.Implementation{Name: "mcpgo-task-client", Version: "1.0.0"}
-	if _, err := c.Initialize(context.Background(), init); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return connectVersion(t, url, wrap, mcp.ProtocolVersion20251125)
 }
 
 // TestTaskResultsCapped pins the trap "a task's result is a tool's result
