@@ -96,6 +96,10 @@ func (d *Reader) readAheadTo(n int64) {
 			a.chunks.Release()
 		}
 	}()
+	var deadline time.Time
+	if d.b.Timeout > 0 {
+		deadline = d.start.Add(d.b.Timeout)
+	}
 	size := int64(chunk.MinSize)
 	for got < n && a.err == nil {
 		s := min(size, n-got)
@@ -103,10 +107,6 @@ func (d *Reader) readAheadTo(n int64) {
 			break
 		}
 		buf := a.chunks.Next(s)
-		var deadline time.Time
-		if d.b.Timeout > 0 {
-			deadline = d.start.Add(d.b.Timeout)
-		}
 		m, err, more := readSome(d.wire.src, buf, deadline)
 		a.chunks.Truncate(m)
 		a.err = err
@@ -114,7 +114,7 @@ func (d *Reader) readAheadTo(n int64) {
 			more = false
 		}
 		got += int64(m)
-		if !more || (d.b.Timeout > 0 && time.Since(d.start) > d.b.Timeout) {
+		if !more {
 			break
 		}
 		size = min(size*2, chunk.MaxSize)

@@ -316,7 +316,12 @@ func (w *wireReader) Read(p []byte) (int, error) {
 		return 0, w.d.fault
 	}
 	p = clip(p, w.max-w.n)
-	n, err, ok := w.d.fl.ahead.next(p)
+	var n int
+	var err error
+	ok := false
+	if w.d.fl.ahead.on { // bytes read ahead come first (see readAheadTo)
+		n, err, ok = w.d.fl.ahead.next(p)
+	}
 	if !ok {
 		n, err = w.src.Read(p)
 	}
