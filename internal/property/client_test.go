@@ -3,6 +3,7 @@ package property
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,6 +32,9 @@ func sampleSize() int {
 	}
 	return n
 }
+
+// previewBytes is the n of the preview entry point.
+const previewBytes = 100
 
 // A client is a Transport reading from one origin, with its own budget.
 type client struct {
@@ -63,9 +67,12 @@ func TestClientExchangesKeepThePromises(t *testing.T) {
 		clients[p] = newClient(t, p)
 	}
 	failed := 0
+	seen := map[string]int{} // outcomes by kind: the sample must reach each
 	for i := range n {
 		c := generate(*seedFlag, i)
-		bad := check(c, runClient(clients, i, c))
+		o := runClient(clients, i, c)
+		seen[kindOf(o)]++
+		bad := check(c, o)
 		if len(bad) > 0 {
 			if failed++; failed <= 20 {
 				t.Errorf("case %d of seed %d: %v\n\t%s", i, *seedFlag, c, strings.Join(bad, "\n\t"))
@@ -75,7 +82,28 @@ func TestClientExchangesKeepThePromises(t *testing.T) {
 	if failed > 0 {
 		t.Errorf("%d of %d cases failed (seed %d)", failed, n, *seedFlag)
 	}
-	t.Logf("%d cases, seed %d", n, *seedFlag)
+	for _, k := range []string{"accepted", "refused", "failed", "preview"} {
+		if seen[k] == 0 && n >= 200 {
+			t.Errorf("no case of %d was %s: the sample proves nothing of it", n, k)
+		}
+	}
+	t.Logf("%d cases, seed %d: %v", n, *seedFlag, seen)
+}
+
+// kindOf names what an outcome was, for the sample's coverage.
+func kindOf(o outcome) string {
+	var e *limits.Error
+	switch {
+	case o.panics != nil:
+		return "panic"
+	case o.preview && o.fetch.Status == boundhttp.StatusPreview:
+		return "preview"
+	case o.fetch != nil && o.fetch.Complete, o.fetch == nil && o.ok:
+		return "accepted"
+	case o.fetch != nil && o.fetch.Rejection != nil, errors.As(o.err, &e):
+		return "refused"
+	}
+	return "failed"
 }
 
 // runClient runs case c (number i) through its entry point.
@@ -109,8 +137,15 @@ func runClient(clients map[string]*client, i int, c xcase) (o outcome) {
 		// it is idempotent.
 		req.Header.Set("Idempotency-Key", fmt.Sprint(i))
 	}
-	if c.Entry == "fetch" {
+	switch c.Entry {
+	case "fetch":
 		r := boundhttp.Fetch(cl.hc, req)
+		return outcome{fetch: &r, held: cl.f.InUse()}
+	case "preview":
+		r := boundhttp.Preview(cl.hc, req, previewBytes)
+		return outcome{fetch: &r, preview: true, held: cl.f.InUse()}
+	case "resultof":
+		r := boundhttp.ResultOf(cl.hc.Do(req))
 		return outcome{fetch: &r, held: cl.f.InUse()}
 	}
 	resp, err := cl.hc.Do(req)

@@ -55,7 +55,10 @@ var (
 	// stops: where the peer stops.
 	stops   = []string{"complete", "after-headers", "mid-body", "before-end", "trailing"}
 	shapes  = []string{"text", "random", "zeros"}
-	entries = []string{"whole", "stream", "fetch", "readbody", "decoding"}
+	entries = []string{"whole", "stream", "fetch", "readbody", "resultof", "preview", "decoding"}
+	// timings: how the peer sends the body: at once, or in pieces of 1 to
+	// 64 bytes, each flushed (tiny chunks, tiny DATA frames).
+	timings = []string{"fast", "drip"}
 )
 
 // A coding is one value of the Content-Encoding dimension.
@@ -74,12 +77,13 @@ type xcase struct {
 	Size          int64
 	Stop, Shape   string
 	Entry         string
+	Timing        string
 	Seed          uint64
 }
 
 func (c xcase) String() string {
-	return fmt.Sprintf("%s %s %d %s ce=%q size=%d %s %s entry=%s seed=%d", c.Proto, c.Method, c.Status, c.Framing,
-		codingName(codings[c.Coding]), c.Size, c.Stop, c.Shape, c.Entry, c.Seed)
+	return fmt.Sprintf("%s %s %d %s ce=%q size=%d %s %s %s entry=%s seed=%d", c.Proto, c.Method, c.Status, c.Framing,
+		codingName(codings[c.Coding]), c.Size, c.Stop, c.Shape, c.Timing, c.Entry, c.Seed)
 }
 
 func codingName(c coding) string {
@@ -98,7 +102,7 @@ func generate(seed uint64, i int) xcase {
 		Proto: protos[pick(len(protos))], Method: methods[pick(len(methods))], Status: statuses[pick(len(statuses))],
 		Framing: framings[pick(len(framings))], Coding: pick(len(codings)), Size: sizes[pick(len(sizes))],
 		Stop: stops[pick(len(stops))], Shape: shapes[pick(len(shapes))], Entry: entries[pick(len(entries))],
-		Seed: r.Uint64(),
+		Seed: r.Uint64(), Timing: timings[pick(len(timings))],
 	}
 	return c.normal()
 }

@@ -16,14 +16,15 @@ import (
 
 // An outcome is what an entry point gave for a case.
 type outcome struct {
-	ok     bool   // a body accepted whole (for Fetch: Complete)
-	body   []byte // the body accepted
-	err    error  // the error, if any
-	fetch  *boundhttp.Result
-	held   int64 // what the budget held once the body was closed
-	panics any   // a panic's value
-	status int   // the status a server answered (server side)
-	answer []byte
+	ok      bool   // a body accepted whole (for Fetch: Complete)
+	body    []byte // the body accepted
+	err     error  // the error, if any
+	fetch   *boundhttp.Result
+	preview bool  // fetch is a Preview: never complete, a prefix of the data
+	held    int64 // what the budget held once the body was closed
+	panics  any   // a panic's value
+	status  int   // the status a server answered (server side)
+	answer  []byte
 }
 
 // maxText bounds every text a peer can reach an error, a Result or an answer
@@ -44,6 +45,9 @@ func check(c xcase, o outcome) []string {
 	data := c.data()
 	if !c.hasBody() {
 		data = nil
+	}
+	if o.preview {
+		return checkPreview(c, o)
 	}
 	if o.fetch != nil {
 		o.ok, o.body = fetchBody(o.fetch)
@@ -101,3 +105,39 @@ func fetchBody(r *boundhttp.Result) (bool, []byte) {
 
 // quietLog is the servers' error log: aborted handlers are the cases' own.
 func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }
+
+// checkPreview is the oracle of a Preview: never complete; a preview's bytes
+// are at most previewBytes of the start of the data; a case the model
+// refuses at its headers (a coding) is rejected, never previewed.
+func checkPreview(c xcase, o outcome) []string {
+	var bad []string
+	r := o.fetch
+	if r.Complete {
+		bad = append(bad, fmt.Sprintf("a preview labelled complete (%s)", r.Status))
+	}
+	want := c.want()
+	switch r.Status {
+	case boundhttp.StatusPreview:
+		b := []byte(r.Body)
+		if r.BodyBase64 != "" {
+			b, _ = base64.StdEncoding.DecodeString(r.BodyBase64)
+		}
+		if len(b) > previewBytes || !bytes.HasPrefix(c.data(), b) || !c.hasBody() && len(b) > 0 {
+			bad = append(bad, fmt.Sprintf("a preview of %d bytes that is not the start of the data", len(b)))
+		}
+		if refused := codings[c.Coding].refused; refused != "" && c.hasBody() && !(c.Framing == "length" && len(c.wire()) == 0) {
+			bad = append(bad, fmt.Sprintf("a preview of a body the model refuses at %s", refused))
+		}
+	case boundhttp.StatusRejected:
+		if want.ok && c.Size <= previewBytes {
+			bad = append(bad, fmt.Sprintf("rejected (%+v), want a preview", r.Rejection))
+		}
+	}
+	if j, _ := json.Marshal(r); len(j) > maxText+2*previewBytes {
+		bad = append(bad, fmt.Sprintf("a preview serialises to %d bytes", len(j)))
+	}
+	if o.held != 0 {
+		bad = append(bad, fmt.Sprintf("the budget holds %d once the preview returned", o.held))
+	}
+	return bad
+}

@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -96,11 +98,26 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 		w.(http.Flusher).Flush()
 		panic(http.ErrAbortHandler)
 	case "mid-body":
-		w.Write(wire[:len(wire)/2])
+		c.send(w, wire[:len(wire)/2], w.(http.Flusher).Flush)
 		w.(http.Flusher).Flush()
 		panic(http.ErrAbortHandler)
 	}
-	w.Write(wire)
+	c.send(w, wire, w.(http.Flusher).Flush)
+}
+
+// send writes b to w as c's timing says: at once, or in pieces of 1 to 64
+// bytes, each flushed (at most 4096 pieces: the rest at once).
+func (c xcase) send(w io.Writer, b []byte, flush func()) {
+	if c.Timing == "drip" {
+		r := rand.New(rand.NewPCG(c.Seed, 3))
+		for i := 0; i < 4096 && len(b) > 0; i++ {
+			n := min(len(b), 1+r.IntN(64))
+			w.Write(b[:n])
+			flush()
+			b = b[n:]
+		}
+	}
+	w.Write(b)
 }
 
 // closeDelimited answers over HTTP/1.1 with a body that ends when the
@@ -122,7 +139,7 @@ func (o *origin) closeDelimited(w http.ResponseWriter, c xcase, status int, wire
 	case "mid-body":
 		wire = wire[:len(wire)/2]
 	}
-	buf.Write(wire)
+	c.send(buf, wire, func() { buf.Flush() })
 	buf.Flush()
 }
 
