@@ -68,10 +68,15 @@ func TestClientExchangesKeepThePromises(t *testing.T) {
 	}
 	failed := 0
 	seen := map[string]int{} // outcomes by kind: the sample must reach each
+	var stalled time.Duration
 	for i := range n {
 		c := generate(*seedFlag, i)
 		o := runClient(clients, i, c)
 		seen[kindOf(o)]++
+		if c.Stop == "stall" {
+			seen["stalled"]++
+			stalled += o.elapsed
+		}
 		bad := check(c, o)
 		if len(bad) > 0 {
 			if failed++; failed <= 20 {
@@ -87,7 +92,7 @@ func TestClientExchangesKeepThePromises(t *testing.T) {
 			t.Errorf("no case of %d was %s: the sample proves nothing of it", n, k)
 		}
 	}
-	t.Logf("%d cases, seed %d: %v", n, *seedFlag, seen)
+	t.Logf("%d cases, seed %d: %v; the stalled took %v in all", n, *seedFlag, seen, stalled)
 }
 
 // kindOf names what an outcome was, for the sample's coverage.
@@ -125,6 +130,13 @@ func runClient(clients map[string]*client, i int, c xcase) (o outcome) {
 	defer cancel()
 	if c.Entry == "stream" {
 		ctx = boundhttp.WithStreaming(ctx)
+	}
+	if c.Stop == "stall" {
+		b := budget
+		b.Timeout = stallTimeout
+		ctx = boundhttp.WithBudget(ctx, b)
+		start := time.Now()
+		defer func() { o.elapsed = time.Since(start) }()
 	}
 	var body io.Reader
 	if c.Method == "POST" {

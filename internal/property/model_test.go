@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/boundhttp/boundhttp/internal/testenc"
 	"github.com/boundhttp/boundhttp/limits"
@@ -104,8 +105,16 @@ func generate(seed uint64, i int) xcase {
 		Stop: stops[pick(len(stops))], Shape: shapes[pick(len(shapes))], Entry: entries[pick(len(entries))],
 		Seed: r.Uint64(), Timing: timings[pick(len(timings))],
 	}
+	if pick(100) == 0 {
+		// The peer stalls mid-body: the case waits for the body's
+		// Timeout (stallTimeout), so it is rare.
+		c.Stop = "stall"
+	}
 	return c.normal()
 }
+
+// stallTimeout is the body Timeout of a case whose peer stalls.
+const stallTimeout = 300 * time.Millisecond
 
 // normal folds the values a case cannot have onto ones it can: HTTP/2 has
 // no close-delimited framing (its stream end is the chunked value's), and
@@ -116,7 +125,7 @@ func (c xcase) normal() xcase {
 	}
 	if c.Entry == "decoding" {
 		c.Proto, c.Method, c.Status, c.Framing = "none", "GET", 200, "length"
-		if c.Stop == "after-headers" || c.Stop == "mid-body" {
+		if c.Stop == "after-headers" || c.Stop == "mid-body" || c.Stop == "stall" {
 			c.Stop = "complete"
 		}
 	}
@@ -236,6 +245,14 @@ func (c xcase) want() expect {
 		return expect{}
 	}
 	over := c.Size > limit || c.intermediate() > limit
+	if c.Stop == "stall" {
+		if c.Framing == "close" && !c.coded() {
+			return expect{stages: []limits.Stage{limits.StageIntegrity}} // refused at its headers
+		}
+		// The body's Timeout ends it, unless the bytes that came already
+		// passed the limit.
+		return expect{stages: stagesOr(over, limits.StageTimeout)}
+	}
 	switch {
 	case c.Framing == "close" && !c.coded(), c.Framing == "close" && len(wire) == 0:
 		// Nothing proves the end: the framing does not, and no coding

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log"
 	"slices"
+	"time"
 
 	"github.com/boundhttp/boundhttp"
 	"github.com/boundhttp/boundhttp/limits"
@@ -20,10 +21,11 @@ type outcome struct {
 	body    []byte // the body accepted
 	err     error  // the error, if any
 	fetch   *boundhttp.Result
-	preview bool  // fetch is a Preview: never complete, a prefix of the data
-	held    int64 // what the budget held once the body was closed
-	panics  any   // a panic's value
-	status  int   // the status a server answered (server side)
+	preview bool          // fetch is a Preview: never complete, a prefix of the data
+	elapsed time.Duration // a stalled case's time to its verdict
+	held    int64         // what the budget held once the body was closed
+	panics  any           // a panic's value
+	status  int           // the status a server answered (server side)
 	answer  []byte
 }
 
@@ -85,8 +87,15 @@ func check(c xcase, o outcome) []string {
 	if o.held != 0 {
 		fail("the budget holds %d once the body is closed", o.held)
 	}
+	if c.Stop == "stall" && o.elapsed > maxStall {
+		fail("a body Timeout of %v ended a stalled peer's body after %v", stallTimeout, o.elapsed)
+	}
 	return bad
 }
+
+// maxStall bounds the time a stalled case may take: its Timeout with a
+// margin that holds on a loaded machine (the origin gives up after 30 s).
+const maxStall = 10 * time.Second
 
 // fetchBody returns a Result's body and whether it is complete.
 func fetchBody(r *boundhttp.Result) (bool, []byte) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // An origin serves the cases over one protocol: a request for /c/N answers
@@ -101,6 +102,14 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 		c.send(w, wire[:len(wire)/2], w.(http.Flusher).Flush)
 		w.(http.Flusher).Flush()
 		panic(http.ErrAbortHandler)
+	case "stall":
+		c.send(w, wire[:len(wire)/2], w.(http.Flusher).Flush)
+		w.(http.Flusher).Flush()
+		select { // until the client gives up (bounded)
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+		panic(http.ErrAbortHandler)
 	}
 	c.send(w, wire, w.(http.Flusher).Flush)
 }
@@ -136,11 +145,16 @@ func (o *origin) closeDelimited(w http.ResponseWriter, c xcase, status int, wire
 	switch c.Stop {
 	case "after-headers":
 		wire = nil
-	case "mid-body":
+	case "mid-body", "stall":
 		wire = wire[:len(wire)/2]
 	}
 	c.send(buf, wire, func() { buf.Flush() })
 	buf.Flush()
+	if c.Stop == "stall" {
+		// Until the client closes the connection (bounded).
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		io.Copy(io.Discard, conn)
+	}
 }
 
 // pool returns the roots that trust the origin's certificate.
