@@ -65,7 +65,8 @@ type capWriter struct {
 	// closeDelimited reports whether the response sent ends with the
 	// connection (HTTP/1.0, or Transfer-Encoding: identity): no framing
 	// to lose, so an abort must reset the connection.
-	closeDelimited bool // events is set, with the status, for an event stream: the cap then
+	closeDelimited bool
+	// events is set, with the status, for an event stream: the cap then
 	// holds each event (see response_cap_events.go), not the whole.
 	events bool
 	event  eventState

@@ -116,9 +116,11 @@ func TestStoreConcurrent(t *testing.T) {
 		go func() {
 			for i := 0; i < 20; i++ {
 				s := strings.Repeat(string(rune('a'+g)), 2500+i)
+				// Not linked(t, ...): t.Fatalf is for the test's goroutine
+				// (off it, a failure hangs the test instead of failing it).
 				var uri string
-				if _, l := linked(t, srv, s); l != nil {
-					uri = l.URI
+				if rep := srv.Cap(context.Background(), Result{Content: []Content{{Kind: Text, Text: s}}}); rep != nil && rep.Link != nil {
+					uri = rep.Link.URI
 				}
 				if uri == "" {
 					done <- "no link"

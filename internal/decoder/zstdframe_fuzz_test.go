@@ -37,7 +37,7 @@ func FuzzZstdFrameWalkIgnoresReadBoundaries(f *testing.F) {
 		encode(f, "zstd", []byte("hello")),
 		append(encode(f, "zstd", text(3000)), encode(f, "zstd", text(10))...),
 		{0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3}, // a skippable frame
-		{0x28, 0xb5, 0x2f, 0xfd, 0x00, 13 << 3},        // a header declaring 8 MiB, then nothing
+		{0x28, 0xb5, 0x2f, 0xfd, 0x00, 13 << 3},       // a header declaring 8 MiB, then nothing
 	} {
 		f.Add(seed, uint16(1), uint16(7))
 	}
