@@ -16,7 +16,7 @@ import (
 
 // vectorsDir holds the reference vectors of the brotli and zstd projects,
 // beside the repository (not copied into it).
-const vectorsDir = "../../shared/vectors"
+const vectorsDir = "../../../shared/vectors"
 
 // needTool returns the path of a command-line encoder; see
 // testenc.NeedTool.
