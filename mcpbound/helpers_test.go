@@ -87,3 +87,21 @@ const (
 	spillPrefix = "mcp-result-"
 	spillSuffix = ".txt"
 )
+
+// connectTo connects a client of the official SDK to srv over in-memory
+// transports, both closed when the test ends.
+func connectTo(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}

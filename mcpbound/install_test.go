@@ -28,17 +28,7 @@ func TestInstallAdvertisesTheLinks(t *testing.T) {
 		return textResult(whole), nil
 	})
 	ServerLimits{MaxResultChars: 2000, Store: mcpcore.NewStore(0, 0)}.Install(srv)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectTo(t, srv)
 	caps := cs.InitializeResult().Capabilities
 	if caps == nil || caps.Resources == nil {
 		t.Fatalf("the server does not advertise resources: %+v", caps)

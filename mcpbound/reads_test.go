@@ -29,15 +29,7 @@ func TestReadsCappedWhenAsked(t *testing.T) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: big}}}}, nil
 		})
 		ServerLimits{MaxResultChars: limit, Reads: reads}.Install(srv)
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(context.Background(), st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(context.Background(), ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := connectTo(t, srv)
 		rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file:///big.txt"})
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +60,5 @@ func TestReadsCappedWhenAsked(t *testing.T) {
 		if cut != reads {
 			t.Errorf("Reads %v: prompts/get gave %d characters", reads, chars(text))
 		}
-		cs.Close()
-		ss.Close()
 	}
 }
