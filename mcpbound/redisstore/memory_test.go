@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/boundhttp/boundhttp/mcpbound/redisstore"
+	"github.com/boundhttp/boundhttp/mcpcore"
 )
 
 // usedUnder returns what Redis reports (MEMORY USAGE, bytes) for every key
@@ -155,5 +157,62 @@ func TestFleetExpiredResultsStayWithinMaxBytes(t *testing.T) {
 	}
 	if forever > 0 {
 		t.Errorf("%d of %d keys have no time to live", forever, keys)
+	}
+}
+
+// TestPutWorkIsBounded pins the trap "a put that sweeps everything": each
+// put gave back every expired result in one script, so a put after a quiet
+// spell did work in proportion to all that had expired. A put now gives
+// back at most 64 expired results (and 64 tombstones): after 200 results
+// expired, one put leaves 136 of them in the index and adds its own.
+// Sabotage: a sweep limit of 1000 empties the index in one put.
+func TestPutWorkIsBounded(t *testing.T) {
+	r := startRedis(t)
+	rdb := r.client(t)
+	ctx := context.Background()
+	store, err := redisstore.Config{Prefix: "sweep:", Shards: 1}.New(rdb, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for i := range 200 {
+		last = fmt.Sprintf("%032x", i+1)
+		if err := store.Put(ctx, last, "text/plain", []string{"x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; ; i++ { // the event: the last result expired (bounded wait)
+		if n, _ := rdb.Exists(ctx, redisstore.ResultKey(store, last)).Result(); n == 0 {
+			break
+		}
+		if i == 200 {
+			t.Fatal("the last result did not expire within 10 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := store.Put(ctx, strings.Repeat("f", 32), "text/plain", []string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := rdb.ZCard(ctx, "sweep:{0}:index").Result(); n != 200-64+1 {
+		t.Errorf("after one put, the index holds %d results, want %d (64 expired given back)", n, 200-64+1)
+	}
+}
+
+// TestResultLargerThanAShardIsNotKept states the price of the shards: each
+// holds MaxBytes/Shards, so with 8 shards of 80,000 bytes a result of
+// 12,000 bytes is refused (ErrResultTooLarge, the marker then says it was
+// too large to keep) while one of 8,000 is kept.
+func TestResultLargerThanAShardIsNotKept(t *testing.T) {
+	r := startRedis(t)
+	store, err := redisstore.Config{MaxBytes: 80000, Prefix: "shards:"}.New(r.client(t), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := store.Put(ctx, strings.Repeat("a", 32), "text/plain", []string{strings.Repeat("x", 8000)}); err != nil {
+		t.Errorf("a result of 8000 bytes in shards of 10,000: %v", err)
+	}
+	if err := store.Put(ctx, strings.Repeat("b", 32), "text/plain", []string{strings.Repeat("x", 12000)}); !errors.Is(err, mcpcore.ErrResultTooLarge) {
+		t.Errorf("a result of 12,000 bytes in shards of 10,000: %v, want ErrResultTooLarge", err)
 	}
 }
