@@ -54,7 +54,9 @@ func WithRequireChecksum() Option { return Option(decoder.WithRequireChecksum())
 // A whole-body read first reads ahead, undecoded: nothing is charged until
 // its first 512 bytes came, then the bytes read (in chunks of at most
 // twice their size, against the budget's starting room, a quarter of it)
-// until the peer has sent 1/128 of the body's bound (or the body ended).
+// until the peer has sent 1/128 of the body's bound, or the body ended (with
+// a MaxWireBytes below that 1/128, until the body ends or passes it), or its
+// Timeout passed.
 // The bound is what remains of MaxDecodedBytes (for the Transport and
 // Middleware, an identity body's Content-Length when it is smaller), one
 // chunk and up to one more of slack, and the most its decoders' state can
